@@ -1,0 +1,83 @@
+// The daemon's configuration as plain values. Built once by src/config/ from
+// defaults < YAML file < Ray's environment variables < command-line flags,
+// validated once, then passed by value or const& into constructors.
+// No component reads the environment or a file by itself; there is no global.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rayagg/event_type_filter.h"
+
+namespace rayagg {
+
+using Duration = std::chrono::milliseconds;
+
+// `grpc:` — the AddEvents listener (Ray's EventAggregatorService).
+struct GrpcConfig {
+  std::string address = "127.0.0.1";
+  // 0 lets the OS pick; the bound port is reported through --port-file.
+  uint16_t port = 8085;
+  // Ray's agent uses AGENT_GRPC_MAX_MESSAGE_LENGTH = 20 MiB.
+  uint64_t max_receive_message_bytes = 20ull * 1024 * 1024;
+};
+
+// `buffer:` — the event log shared by every sink.
+struct BufferConfig {
+  uint64_t max_events = 100'000;             // Ray G3 default (MAX_EVENT_BUFFER_SIZE)
+  uint64_t max_bytes = 256ull * 1024 * 1024;  // serialized event bytes held
+};
+
+// `sinks[i].batch:`
+struct BatchConfig {
+  uint64_t max_events = 1000;                // Ray MAX_EVENT_SEND_BATCH_SIZE
+  uint64_t max_bytes = 10ull * 1024 * 1024;  // JSON body bytes per request
+  Duration flush_interval{100};              // PUBLISHER_MAX_BUFFER_SEND_INTERVAL_SECONDS
+};
+
+// `sinks[i].retry:` — Ray's publisher defaults: 10 ms doubling to 5 s, ±10 %, forever.
+struct RetryConfig {
+  Duration initial_backoff{10};
+  Duration max_backoff{5000};
+  double jitter_ratio = 0.1;
+  // Negative means retry without limit (Ray's PUBLISHER_MAX_RETRIES = -1).
+  int64_t max_retries = -1;
+};
+
+// One entry of `sinks:`. Only `url` is required.
+struct SinkConfig {
+  std::string name;  // defaults to "sink-<index>"
+  // http://host[:port][/path] is POSTed to verbatim; file:///path appends one
+  // JSON array per line to a file (file:///dev/stdout for the console).
+  std::string url;
+  // Which RayEvent types this sink exports. Default: Ray's exposable list.
+  EventTypeFilter event_types = EventTypeFilter::RayDefault();
+  bool preserve_proto_field_names = false;  // snake_case keys instead of lowerCamelCase
+  BatchConfig batch;
+  Duration request_timeout{3000};           // total per POST: connect + send + receive
+  RetryConfig retry;
+};
+
+// `log:`
+struct LogConfig {
+  std::string level = "info";  // trace, debug, info, warn, error, critical, off
+};
+
+// `shutdown:`
+struct ShutdownConfig {
+  // On SIGTERM/SIGINT, how long sinks may keep delivering what is buffered.
+  Duration drain_timeout{5000};
+};
+
+struct Config {
+  GrpcConfig grpc;
+  BufferConfig buffer;
+  std::vector<SinkConfig> sinks;
+  LogConfig log;
+  ShutdownConfig shutdown;
+};
+
+}  // namespace rayagg
