@@ -1,0 +1,51 @@
+// Per-sink drop counts by (reason, event type). Shared by the event log (which
+// evicts on a sink's behalf) and the sink itself, so every drop a sink
+// suffers is counted in one place. Thread-safe; increments are rare (only on
+// drops), so one mutex is enough.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "rayagg/drop_reason.h"
+
+namespace rayagg {
+
+class DropCounters {
+ public:
+  using Key = std::pair<DropReason, int32_t>;  // reason, RayEvent.event_type
+
+  void Add(DropReason reason, int32_t event_type, uint64_t count = 1) {
+    std::lock_guard lock(mutex_);
+    counts_[{reason, event_type}] += count;
+  }
+
+  std::map<Key, uint64_t> Snapshot() const {
+    std::lock_guard lock(mutex_);
+    return counts_;
+  }
+
+  uint64_t Total(DropReason reason) const {
+    std::lock_guard lock(mutex_);
+    uint64_t total = 0;
+    for (const auto& [key, count] : counts_) {
+      if (key.first == reason) total += count;
+    }
+    return total;
+  }
+
+  uint64_t Total() const {
+    std::lock_guard lock(mutex_);
+    uint64_t total = 0;
+    for (const auto& [key, count] : counts_) total += count;
+    return total;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<Key, uint64_t> counts_;  // guarded by mutex_
+};
+
+}  // namespace rayagg

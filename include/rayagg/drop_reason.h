@@ -1,0 +1,28 @@
+// Why an event was dropped. Every drop is counted with one of these; the names
+// are the `reason` label values of the drop counters.
+#pragma once
+
+#include <string_view>
+
+namespace rayagg {
+
+enum class DropReason {
+  kOverflow,           // evicted unread by the buffer's drop_oldest policy
+  kTooLarge,           // a single event larger than the buffer or a batch allows
+  kEncodeError,        // could not be converted to JSON (never expected)
+  kRetriesExhausted,   // the sink gave up after its retry limit
+  kShutdown,           // still undelivered when the drain deadline passed
+};
+
+constexpr std::string_view DropReasonName(DropReason reason) {
+  switch (reason) {
+    case DropReason::kOverflow: return "overflow";
+    case DropReason::kTooLarge: return "too_large";
+    case DropReason::kEncodeError: return "encode_error";
+    case DropReason::kRetriesExhausted: return "retries_exhausted";
+    case DropReason::kShutdown: return "shutdown";
+  }
+  return "unknown";
+}
+
+}  // namespace rayagg
