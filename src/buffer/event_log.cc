@@ -16,8 +16,18 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
   return cursors_.size() - 1;
 }
 
+void EventLog::RemoveCursor(CursorId cursor_id) {
+  absl::MutexLock lock(&mutex_);
+  Cursor& cursor = *cursors_.at(cursor_id);
+  cursor.removed = true;
+  cursor.accepts = EventTypeFilter::None();
+  cursor.on_available = nullptr;
+  cursor.next_sequence = std::numeric_limits<uint64_t>::max();
+  ReleaseRead();
+}
+
 absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
-  std::vector<Cursor*> to_notify;
+  std::vector<std::function<void()>> to_notify;
   {
     absl::MutexLock lock(&mutex_);
     appended_events_ += events.size();
@@ -47,20 +57,18 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
     }
     ReleaseRead();
     for (size_t i = 0; i < cursors_.size(); ++i) {
-      if (notify[i]) to_notify.push_back(cursors_[i].get());
+      if (notify[i] && cursors_[i]->on_available) to_notify.push_back(cursors_[i]->on_available);
     }
   }
   // Outside the lock: a callback may take its own locks or post to an executor.
-  for (Cursor* cursor : to_notify) {
-    if (cursor->on_available) cursor->on_available();
-  }
+  for (const auto& notify_cursor : to_notify) notify_cursor();
   return absl::OkStatus();
 }
 
 void EventLog::EvictOldest() {
   const Entry& oldest = entries_.front();
   for (auto& cursor : cursors_) {
-    if (cursor->next_sequence <= head_sequence_) {
+    if (!cursor->removed && cursor->next_sequence <= head_sequence_) {
       if (cursor->accepts.Accepts(oldest.event_type)) {
         cursor->drops->Add(DropReason::kOverflow, oldest.event_type);
       }
@@ -75,7 +83,9 @@ void EventLog::EvictOldest() {
 
 void EventLog::ReleaseRead() {
   uint64_t min_cursor = head_sequence_ + entries_.size();
-  for (const auto& cursor : cursors_) min_cursor = std::min(min_cursor, cursor->next_sequence);
+  for (const auto& cursor : cursors_) {
+    if (!cursor->removed) min_cursor = std::min(min_cursor, cursor->next_sequence);
+  }
   if (min_cursor == head_sequence_) return;
   while (head_sequence_ < min_cursor) {
     held_bytes_ -= entries_.front().size;

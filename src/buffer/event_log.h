@@ -53,6 +53,11 @@ class EventLog final : public EventAppender {
   CursorId AddCursor(EventTypeFilter accepts, DropCounters& drops,
                      std::function<void()> on_available);
 
+  // Stops a cursor: it no longer holds events, counts drops or gets
+  // notified. Appends racing with this call may still invoke its callback
+  // once; the owner must stop ingest before destroying what it captures.
+  void RemoveCursor(CursorId cursor);
+
   absl::Status Append(std::span<const IncomingEvent> events) override;
 
   // Copies up to `max_events` unread events the cursor accepts into `out` and
@@ -78,6 +83,7 @@ class EventLog final : public EventAppender {
     DropCounters* drops;
     std::function<void()> on_available;
     uint64_t next_sequence;  // sequence of the next unread entry
+    bool removed = false;
   };
 
   void EvictOldest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -1,0 +1,107 @@
+#include "app/daemon.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "sinks/sink_factory.h"
+
+namespace rayagg {
+
+unsigned AllowedCpuCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+}
+
+Daemon::Daemon(Config config, std::shared_ptr<spdlog::logger> logger)
+    : config_(std::move(config)),
+      logger_(std::move(logger)),
+      log_(EventLog::Limits{config_.buffer.max_events, config_.buffer.max_bytes}) {}
+
+Daemon::~Daemon() { Stop(); }
+
+absl::Status Daemon::Start() {
+  if (started_) return absl::FailedPreconditionError("daemon already started");
+  started_ = true;
+  work_guard_.emplace(io_.get_executor());
+  // Sinks first: their cursors must exist before the first event arrives.
+  for (const SinkConfig& sink_config : config_.sinks) {
+    auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_);
+    if (!sink.ok()) {
+      sinks_.clear();  // none started yet: nothing to drain
+      work_guard_.reset();
+      stopped_ = true;
+      return sink.status();
+    }
+    sinks_.push_back(std::move(*sink));
+  }
+  if (sinks_.empty()) {
+    logger_->warn("no sinks configured: events are accepted and discarded "
+                  "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
+  }
+  for (auto& sink : sinks_) sink->Start();
+  // One thread per sink up to the CPUs we may use; each sink is a strand, so
+  // sinks run in parallel but each one's state is single-threaded.
+  const size_t threads =
+      std::clamp<size_t>(sinks_.size(), 1, static_cast<size_t>(AllowedCpuCount()));
+  for (size_t i = 0; i < threads; ++i) io_threads_.emplace_back([this] { RunIoThread(); });
+
+  grpc_server_ = std::make_unique<GrpcIngestServer>(config_.grpc, log_, ingest_counters_, *logger_);
+  absl::StatusOr<int> port = grpc_server_->Start();
+  if (!port.ok()) {
+    Stop();
+    return port.status();
+  }
+  grpc_port_ = *port;
+  return absl::OkStatus();
+}
+
+void Daemon::RunIoThread() {
+  try {
+    io_.run();
+  } catch (const std::exception& error) {
+    // A sink loop threw: a bug, not an environment error. Fail loudly so the
+    // supervisor restarts us instead of running with a dead sink.
+    logger_->critical("internal error in a sink loop: {}", error.what());
+    logger_->flush();
+    std::abort();
+  }
+}
+
+void Daemon::Stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  if (grpc_server_) {
+    // Reactions finish at once, so a short grace period is plenty.
+    grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+  const auto drain_timeout = config_.shutdown.drain_timeout;
+  const auto deadline = Sink::Clock::now() + drain_timeout;
+  for (auto& sink : sinks_) sink->Drain(deadline);
+  // A request in flight at the deadline may still run to its own timeout.
+  Duration longest_request{0};
+  for (const auto& sink_config : config_.sinks) {
+    longest_request = std::max(longest_request, sink_config.request_timeout);
+  }
+  const auto wait_limit = drain_timeout + longest_request + std::chrono::seconds(1);
+  for (auto& sink : sinks_) {
+    if (!sink->WaitFinished(std::chrono::duration_cast<std::chrono::milliseconds>(wait_limit))) {
+      logger_->error("sink did not stop in time sink={}", sink->name());
+    }
+  }
+  work_guard_.reset();
+  io_.stop();
+  io_threads_.clear();  // joins
+  uint64_t sent = 0, dropped = 0;
+  for (const auto& sink : sinks_) {
+    sent += sink->counters().sent_events.load();
+    dropped += sink->drops().Total();
+  }
+  logger_->info("stopped received_events={} sent_events={} dropped_events={}",
+                ingest_counters_.received_events.load(), sent, dropped);
+}
+
+}  // namespace rayagg

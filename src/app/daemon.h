@@ -1,0 +1,65 @@
+// The composition root: builds every component from one validated Config,
+// wires them by constructor injection and owns start and stop order.
+//
+//   start: event log -> sinks (cursors registered) -> io threads -> gRPC
+//   stop:  gRPC stops accepting -> sinks drain until shutdown.drain_timeout
+//          -> io threads joined -> components destroyed in reverse order
+#pragma once
+
+#include <spdlog/logger.h>
+
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "buffer/event_log.h"
+#include "common/asio.h"
+#include "ingest/grpc_ingest_server.h"
+#include "ingest/ingest_counters.h"
+#include "rayagg/config.h"
+#include "sinks/sink.h"
+
+namespace rayagg {
+
+class Daemon {
+ public:
+  Daemon(Config config, std::shared_ptr<spdlog::logger> logger);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Builds the sinks, starts their threads and the gRPC listener.
+  absl::Status Start();
+
+  // Stops accepting, drains the sinks within shutdown.drain_timeout, joins
+  // every thread. Idempotent.
+  void Stop();
+
+  int grpc_port() const { return grpc_port_; }
+  const IngestCounters& ingest_counters() const { return ingest_counters_; }
+  const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
+  EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
+
+ private:
+  void RunIoThread();
+
+  const Config config_;
+  std::shared_ptr<spdlog::logger> logger_;
+  IngestCounters ingest_counters_;
+  EventLog log_;
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_guard_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  std::vector<std::jthread> io_threads_;
+  std::unique_ptr<GrpcIngestServer> grpc_server_;
+  int grpc_port_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+// How many CPUs this process may run on (sched_getaffinity), at least 1.
+unsigned AllowedCpuCount();
+
+}  // namespace rayagg

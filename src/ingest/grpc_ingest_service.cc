@@ -1,0 +1,63 @@
+#include "ingest/grpc_ingest_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+#include "ingest/add_events_decoder.h"
+
+namespace rayagg {
+namespace {
+
+grpc::StatusCode ToGrpcCode(absl::StatusCode code) {
+  // absl and gRPC canonical codes share their numbering.
+  return static_cast<grpc::StatusCode>(static_cast<int>(code));
+}
+
+}  // namespace
+
+GrpcIngestService::GrpcIngestService(EventAppender& appender, IngestCounters& counters,
+                                     spdlog::logger& logger)
+    : appender_(appender), counters_(counters), logger_(logger) {}
+
+grpc::ServerUnaryReactor* GrpcIngestService::AddEvents(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(Handle(*request, *response));
+  return reactor;
+}
+
+grpc::Status GrpcIngestService::Handle(const grpc::ByteBuffer& request,
+                                       grpc::ByteBuffer& response) {
+  counters_.requests.fetch_add(1, std::memory_order_relaxed);
+  grpc::Slice slice;
+  if (!request.DumpToSingleSlice(&slice).ok()) {
+    counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unreadable request payload");
+  }
+  const std::string_view wire(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  absl::StatusOr<DecodedRequest> decoded = DecodeAddEventsRequest(wire);
+  if (!decoded.ok()) {
+    counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
+    // The message names the defect, never event contents.
+    logger_.warn("rejected AddEvents request: {} bytes={}", std::string(decoded.status().message()),
+                 wire.size());
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(decoded.status().message()));
+  }
+  counters_.received_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);
+  counters_.sender_dropped_task_attempts.fetch_add(decoded->dropped_task_attempts,
+                                                   std::memory_order_relaxed);
+  if (absl::Status appended = appender_.Append(decoded->events); !appended.ok()) {
+    counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
+    return grpc::Status(ToGrpcCode(appended.code()), std::string(appended.message()));
+  }
+  counters_.accepted_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);
+
+  // Ray's agent always answers an empty AddEventsReply (status unset = OK).
+  grpc::Slice empty_reply;
+  response = grpc::ByteBuffer(&empty_reply, 1);
+  return grpc::Status::OK;
+}
+
+}  // namespace rayagg

@@ -1,0 +1,41 @@
+// /ray.rpc.events.EventAggregatorService/AddEvents, callback API.
+//
+// The method is registered raw (ByteBuffer in, ByteBuffer out) so that the
+// request is decoded once by AddEventsDecoder into views of the received
+// bytes: events are stored exactly as sent (no re-serialization), and a
+// payload that is not an AddEventsRequest gets INVALID_ARGUMENT instead of
+// the generic error gRPC's own deserializer would produce.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include "ingest/ingest_counters.h"
+#include "rayagg/event_appender.h"
+#include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace rayagg {
+
+class GrpcIngestService final
+    : public ray::rpc::events::EventAggregatorService::WithRawCallbackMethod_AddEvents<
+          ray::rpc::events::EventAggregatorService::Service> {
+ public:
+  GrpcIngestService(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger);
+
+  // Runs on a gRPC callback thread. Never blocks: decode, append, finish.
+  grpc::ServerUnaryReactor* AddEvents(grpc::CallbackServerContext* context,
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
+
+ private:
+  grpc::Status Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer& response);
+
+  EventAppender& appender_;
+  IngestCounters& counters_;
+  spdlog::logger& logger_;
+};
+
+}  // namespace rayagg

@@ -1,0 +1,75 @@
+// ray-event-aggregator: parse flags, load config, run the daemon until
+// SIGTERM/SIGINT, drain, exit. Everything else lives in src/app/daemon.cc.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/daemon.h"
+#include "app/port_file.h"
+#include "config/command_line.h"
+#include "config/environment.h"
+#include "config/load_config.h"
+#include "ops/logger.h"
+
+int main(int argc, char** argv) {
+  using namespace rayagg;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<CommandLine> cli = ParseCommandLine(args);
+  if (!cli.ok()) {
+    std::cerr << "error: " << cli.status().message() << "\n(see --help)\n";
+    return 2;
+  }
+  if (cli->show_help) {
+    std::cout << UsageText();
+    return 0;
+  }
+  if (cli->show_version) {
+    std::cout << "ray-event-aggregator " << RAYAGG_VERSION << "\n";
+    return 0;
+  }
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(*cli, Environment::FromProcess());
+  if (!loaded.ok()) {
+    std::cerr << "invalid configuration: " << loaded.status().message() << "\n";
+    return 2;
+  }
+  auto logger = MakeLogger(loaded->config.log);
+  for (const std::string& warning : loaded->warnings) logger->warn("{}", warning);
+  if (cli->check_config) {
+    std::cout << "configuration is valid\n" << DescribeConfig(loaded->config) << "\n";
+    return 0;
+  }
+  logger->info("starting ray-event-aggregator {}: {}", RAYAGG_VERSION,
+               DescribeConfig(loaded->config));
+
+  // Block the stop signals in every thread (threads inherit the mask), and
+  // take them synchronously here with sigwait: no async-signal handler.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A console sink whose reader went away must get EPIPE, not kill us.
+  signal(SIGPIPE, SIG_IGN);
+
+  Daemon daemon(loaded->config, logger);
+  if (absl::Status started = daemon.Start(); !started.ok()) {
+    logger->error("cannot start: {}", std::string(started.message()));
+    return 1;
+  }
+  if (cli->port_file) {
+    if (absl::Status written = WritePortFile(*cli->port_file, daemon.grpc_port());
+        !written.ok()) {
+      logger->error("{}", std::string(written.message()));
+      daemon.Stop();
+      return 1;
+    }
+  }
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  logger->info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  daemon.Stop();
+  return 0;
+}
