@@ -33,12 +33,12 @@ ensure_packages() {
 }
 
 # Parallel jobs: every CPU this process may use.
-jobs() { nproc 2>/dev/null || echo 2; }
+cpu_jobs() { nproc 2>/dev/null || echo 2; }
 
 build_preset() {
   local preset="$1"
   shift
   log "configuring and building preset '$preset'"
   cmake --preset "$preset" -S "$ROOT" >/dev/null
-  cmake --build --preset "$preset" -j "$(jobs)" "$@"
+  cmake --build --preset "$preset" -j "$(cpu_jobs)" "$@"
 }
