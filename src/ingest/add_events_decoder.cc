@@ -3,6 +3,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -50,11 +51,23 @@ class Decoder {
     return absl::InvalidArgumentError(std::move(message));
   }
 
+  // Whether `length` bytes remain both in the input and inside the current
+  // nested message.
+  bool Fits(const CodedInputStream& input, uint32_t length) const {
+    size_t remaining = wire_.size() - static_cast<size_t>(input.CurrentPosition());
+    if (const int until_limit = input.BytesUntilLimit(); until_limit >= 0) {
+      remaining = std::min(remaining, static_cast<size_t>(until_limit));
+    }
+    return length <= remaining;
+  }
+
   // Reads a length prefix and runs `decode` on exactly that many bytes.
   absl::Status ReadNested(CodedInputStream& input,
                           absl::Status (Decoder::*decode)(CodedInputStream&)) {
     uint32_t length = 0;
-    if (!input.ReadVarint32(&length)) return Invalid("truncated length in AddEventsRequest");
+    if (!input.ReadVarint32(&length) || !Fits(input, length)) {
+      return Invalid("truncated AddEventsRequest");
+    }
     const auto limit = input.PushLimit(static_cast<int>(length));
     absl::Status status = (this->*decode)(input);
     if (status.ok() && input.BytesUntilLimit() != 0) {
@@ -81,10 +94,9 @@ class Decoder {
 
   absl::Status DecodeEvent(CodedInputStream& input) {
     uint32_t length = 0;
-    if (!input.ReadVarint32(&length)) return Invalid("truncated event length");
+    if (!input.ReadVarint32(&length) || !Fits(input, length)) return Invalid("truncated RayEvent");
     const int offset = input.CurrentPosition();
-    if (static_cast<size_t>(offset) + length > wire_.size() ||
-        !input.Skip(static_cast<int>(length))) {
+    if (!input.Skip(static_cast<int>(length))) {
       return Invalid("truncated RayEvent");
     }
     const std::string_view bytes = wire_.substr(static_cast<size_t>(offset), length);
@@ -102,10 +114,11 @@ class Decoder {
 
   absl::Status DecodeTaskMetadata(CodedInputStream& input) {
     uint32_t length = 0;
-    if (!input.ReadVarint32(&length)) return Invalid("truncated metadata length");
+    if (!input.ReadVarint32(&length) || !Fits(input, length)) {
+      return Invalid("truncated TaskEventsMetadata");
+    }
     const int offset = input.CurrentPosition();
-    if (static_cast<size_t>(offset) + length > wire_.size() ||
-        !input.Skip(static_cast<int>(length))) {
+    if (!input.Skip(static_cast<int>(length))) {
       return Invalid("truncated TaskEventsMetadata");
     }
     ray::rpc::events::TaskEventsMetadata metadata;
