@@ -1,0 +1,33 @@
+// Command-line flags. Every flag is one row of a table in command_line.cc,
+// which drives both parsing and the --help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace rayagg {
+
+struct CommandLine {
+  std::optional<std::string> config_path;   // --config PATH
+  std::optional<std::string> grpc_address;  // --grpc-address ADDR
+  std::optional<uint16_t> grpc_port;        // --grpc-port N (0 = OS picks)
+  std::optional<std::string> port_file;     // --port-file PATH
+  std::optional<std::string> log_level;     // --log-level LEVEL
+  bool check_config = false;                // --check-config
+  bool show_version = false;                // --version
+  bool show_help = false;                   // --help
+};
+
+// `args` excludes argv[0]. Accepts "--flag value" and "--flag=value".
+// Unknown flags, positional arguments, and missing or invalid values are
+// InvalidArgument errors that name the flag. A repeated flag: the last wins.
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args);
+
+// "Usage: ..." followed by one line per flag.
+std::string UsageText();
+
+}  // namespace rayagg

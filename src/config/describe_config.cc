@@ -1,0 +1,52 @@
+// DescribeConfig: the effective configuration for the startup log and
+// --check-config. Shows no secrets: URL credentials are masked.
+#include "config/event_type_list.h"
+#include "config/load_config.h"
+#include "config/sink_url.h"
+#include "config/text.h"
+#include "config/units.h"
+
+namespace rayagg {
+
+namespace {
+
+std::string HostPort(const std::string& host, uint16_t port) {
+  // IPv6 literals need brackets to be read back as host:port.
+  if (host.find(':') != std::string::npos) return strings::Cat("[", host, "]:", port);
+  return strings::Cat(host, ":", port);
+}
+
+std::string DescribeSink(const SinkConfig& sink) {
+  const RetryConfig& retry = sink.retry;
+  const std::string retries = retry.max_retries < 0
+                                  ? std::string("forever")
+                                  : strings::Cat("up to ", retry.max_retries, " times");
+  return strings::Cat("  sink \"", sink.name, "\" -> ", RedactUrl(sink.url), "\n    event types ",
+                      FormatEventTypeFilter(sink.event_types),
+                      "; batches of <= ", sink.batch.max_events, " events / ",
+                      FormatByteSize(sink.batch.max_bytes), " after ",
+                      FormatDuration(sink.batch.flush_interval), "; ",
+                      sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys",
+                      "\n    request timeout ", FormatDuration(sink.request_timeout), "; retry ",
+                      retries, ", backoff ", FormatDuration(retry.initial_backoff), " doubling to ",
+                      FormatDuration(retry.max_backoff), ", jitter ", retry.jitter_ratio, "\n");
+}
+
+}  // namespace
+
+std::string DescribeConfig(const Config& config) {
+  std::string text = strings::Cat(
+      "gRPC listener ", HostPort(config.grpc.address, config.grpc.port), " (max message ",
+      FormatByteSize(config.grpc.max_receive_message_bytes), "); buffer ", config.buffer.max_events,
+      " events / ", FormatByteSize(config.buffer.max_bytes), "; log level ", config.log.level,
+      "; drain timeout ", FormatDuration(config.shutdown.drain_timeout), "\n");
+  if (config.sinks.empty()) {
+    strings::Append(text, "no sinks\n");
+  } else {
+    strings::Append(text, config.sinks.size(), config.sinks.size() == 1 ? " sink:\n" : " sinks:\n");
+    for (const SinkConfig& sink : config.sinks) strings::Append(text, DescribeSink(sink));
+  }
+  return text;
+}
+
+}  // namespace rayagg

@@ -1,0 +1,101 @@
+#include "config/load_config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/problems.h"
+#include "config/ray_environment.h"
+#include "config/text.h"
+#include "config/validate_config.h"
+
+namespace rayagg {
+
+namespace {
+
+absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(strings::Cat("config file ", path, ": is a directory"));
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    const int saved_errno = errno;
+    const std::string reason = saved_errno != 0 ? std::strerror(saved_errno) : "cannot open";
+    if (saved_errno == ENOENT)
+      return absl::NotFoundError(strings::Cat("config file ", path, ": ", reason));
+    return absl::PermissionDeniedError(strings::Cat("config file ", path, ": ", reason));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) return absl::DataLossError(strings::Cat("config file ", path, ": read error"));
+  return text.str();
+}
+
+// "path: " before every line, so each problem reads like a compiler error.
+absl::Status PrefixLines(const absl::Status& status, std::string_view prefix) {
+  std::vector<std::string> lines;
+  for (std::string_view line : strings::Split(strings::View(status.message()), '\n')) {
+    lines.push_back(strings::Cat(prefix, ": ", line));
+  }
+  return absl::Status(status.code(), strings::Join(lines, "\n"));
+}
+
+absl::Status ApplyFlags(const CommandLine& cli, Config& config) {
+  if (cli.grpc_address.has_value()) config.grpc.address = *cli.grpc_address;
+  if (cli.grpc_port.has_value()) config.grpc.port = *cli.grpc_port;
+  if (cli.log_level.has_value()) {
+    const std::string level = strings::ToLower(*cli.log_level);
+    if (!IsLogLevel(level)) {
+      return absl::InvalidArgumentError(strings::Cat("--log-level: must be one of ",
+                                                     strings::Join(kLogLevels, ", "), "; got \"",
+                                                     *cli.log_level, "\""));
+    }
+    config.log.level = level;
+  }
+  return absl::OkStatus();
+}
+
+// Legal but probably not what the user wanted.
+void AddSinkWarnings(const Config& config, std::vector<std::string>& warnings) {
+  if (config.sinks.empty()) {
+    warnings.push_back(
+        strings::Cat("no sinks are configured: events are received and then dropped (add sinks to "
+                     "the config file or set ",
+                     kRayEnvPrefix, ray_env::kEventsExportAddr, ")"));
+  }
+  for (const SinkConfig& sink : config.sinks) {
+    if (sink.event_types.accepts_none()) {
+      warnings.push_back(
+          strings::Cat("sink \"", sink.name, "\" exports nothing: its event type list is empty"));
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environment& env) {
+  LoadedConfig loaded;
+  if (cli.config_path.has_value()) {
+    absl::StatusOr<std::string> text = ReadConfigFile(*cli.config_path);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<Config> parsed = ParseConfigYaml(*text);
+    if (!parsed.ok()) return PrefixLines(parsed.status(), *cli.config_path);
+    loaded.config = *std::move(parsed);
+  }
+  ApplyRayEnvironment(env, loaded.config, loaded.warnings);
+  if (absl::Status status = ApplyFlags(cli, loaded.config); !status.ok()) return status;
+
+  // The file was validated and the environment and flags only store checked
+  // values, so this guards against a bug in those steps, not user input.
+  Problems problems;
+  ValidateConfig(loaded.config, problems);
+  if (!problems.empty()) return problems.ToStatus();
+
+  AddSinkWarnings(loaded.config, loaded.warnings);
+  return loaded;
+}
+
+}  // namespace rayagg

@@ -1,0 +1,103 @@
+#include "config/validate_config.h"
+
+#include <algorithm>
+#include <map>
+
+#include "config/sink_url.h"
+#include "config/text.h"
+#include "config/units.h"
+
+namespace rayagg {
+
+namespace {
+
+void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& problems) {
+  if (!IsValidSinkName(sink.name)) {
+    problems.Add(
+        path + ".name",
+        strings::Cat("must be letters, digits, '_', '.' or '-' only; got \"", sink.name, "\""));
+  }
+  if (sink.url.empty()) {
+    problems.Add(path + ".url",
+                 "is required, e.g. http://collector:8080/events or file:///dev/stdout");
+  } else if (auto url = ParseSinkUrl(sink.url); !url.ok()) {
+    problems.Add(path + ".url", strings::View(url.status().message()));
+  }
+  if (sink.batch.max_events < 1) problems.Add(path + ".batch.max_events", "must be >= 1");
+  if (sink.batch.max_bytes < kMinBatchBytes) {
+    problems.Add(path + ".batch.max_bytes",
+                 strings::Cat("must be >= ", FormatByteSize(kMinBatchBytes)));
+  }
+  if (sink.batch.flush_interval.count() < 0 || sink.batch.flush_interval > kMaxDuration) {
+    problems.Add(path + ".batch.flush_interval",
+                 strings::Cat("must be from 0ms to ", FormatDuration(kMaxDuration)));
+  }
+  if (sink.request_timeout.count() <= 0 || sink.request_timeout > kMaxDuration) {
+    problems.Add(path + ".request_timeout",
+                 strings::Cat("must be from 1ms to ", FormatDuration(kMaxDuration)));
+  }
+  const RetryConfig& retry = sink.retry;
+  if (retry.initial_backoff.count() <= 0 || retry.initial_backoff > kMaxDuration) {
+    problems.Add(path + ".retry.initial_backoff",
+                 strings::Cat("must be from 1ms to ", FormatDuration(kMaxDuration)));
+  } else if (retry.max_backoff < retry.initial_backoff || retry.max_backoff > kMaxDuration) {
+    problems.Add(
+        path + ".retry.max_backoff",
+        strings::Cat("must be at least retry.initial_backoff (",
+                     FormatDuration(retry.initial_backoff), ") and at most ",
+                     FormatDuration(kMaxDuration), "; got ", FormatDuration(retry.max_backoff)));
+  }
+  if (!(retry.jitter_ratio >= 0.0 && retry.jitter_ratio <= 1.0)) {
+    problems.Add(path + ".retry.jitter_ratio",
+                 strings::Cat("must be from 0 to 1; got ", retry.jitter_ratio));
+  }
+  if (retry.max_retries < -1)
+    problems.Add(path + ".retry.max_retries", "must be >= -1 (-1 retries forever)");
+}
+
+}  // namespace
+
+bool IsLogLevel(std::string_view level) {
+  return std::find(kLogLevels.begin(), kLogLevels.end(), level) != kLogLevels.end();
+}
+
+bool IsValidSinkName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+void ValidateConfig(const Config& config, Problems& problems) {
+  if (config.grpc.address.empty()) problems.Add("grpc.address", "must not be empty");
+  if (config.grpc.max_receive_message_bytes < kMinGrpcMessageBytes ||
+      config.grpc.max_receive_message_bytes > kMaxGrpcMessageBytes) {
+    problems.Add("grpc.max_receive_message_bytes",
+                 strings::Cat("must be from ", FormatByteSize(kMinGrpcMessageBytes), " to ",
+                              kMaxGrpcMessageBytes, " bytes"));
+  }
+  if (config.buffer.max_events < 1) problems.Add("buffer.max_events", "must be >= 1");
+  if (config.buffer.max_bytes < kMinBufferBytes) {
+    problems.Add("buffer.max_bytes", strings::Cat("must be >= ", FormatByteSize(kMinBufferBytes)));
+  }
+  std::map<std::string, size_t, std::less<>> first_index_by_name;
+  for (size_t i = 0; i < config.sinks.size(); ++i) {
+    const std::string path = strings::Cat("sinks[", i, "]");
+    ValidateSink(config.sinks[i], path, problems);
+    auto [it, inserted] = first_index_by_name.emplace(config.sinks[i].name, i);
+    if (!inserted) {
+      problems.Add(path + ".name", strings::Cat("duplicate sink name \"", config.sinks[i].name,
+                                                "\" (also used by sinks[", it->second, "])"));
+    }
+  }
+  if (!IsLogLevel(config.log.level)) {
+    problems.Add("log.level", strings::Cat("must be one of ", strings::Join(kLogLevels, ", "),
+                                           "; got \"", config.log.level, "\""));
+  }
+  if (config.shutdown.drain_timeout.count() < 0 || config.shutdown.drain_timeout > kMaxDuration) {
+    problems.Add("shutdown.drain_timeout",
+                 strings::Cat("must be from 0ms to ", FormatDuration(kMaxDuration)));
+  }
+}
+
+}  // namespace rayagg

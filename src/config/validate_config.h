@@ -1,0 +1,33 @@
+// The rules every Config must satisfy, wherever its values came from. The
+// YAML reader applies the single-value limits while reading (to quote what
+// the user wrote); ValidateConfig checks the whole struct again, including
+// the rules that span several keys.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "config/problems.h"
+#include "rayagg/config.h"
+
+namespace rayagg {
+
+inline constexpr uint64_t kMinBatchBytes = 1024;
+inline constexpr uint64_t kMinBufferBytes = 1024;
+inline constexpr uint64_t kMinGrpcMessageBytes = 1024;
+// gRPC keeps message limits in an int.
+inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;
+
+inline constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
+                                                               "error", "critical", "off"};
+
+bool IsLogLevel(std::string_view level);
+
+// [A-Za-z0-9_.-]+ : sink names become metric label values and file names.
+bool IsValidSinkName(std::string_view name);
+
+// Adds one problem per offending key path ("sinks[0].retry.max_backoff").
+void ValidateConfig(const Config& config, Problems& problems);
+
+}  // namespace rayagg

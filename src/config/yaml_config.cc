@@ -1,0 +1,152 @@
+// ParseConfigYaml: the YAML file's layout. Key names are config.h's field
+// names; each section lists its keys once, so unknown-key errors and the
+// parsers cannot disagree.
+#include <yaml-cpp/yaml.h>
+
+#include <limits>
+
+#include "config/load_config.h"
+#include "config/problems.h"
+#include "config/ray_environment.h"
+#include "config/text.h"
+#include "config/units.h"
+#include "config/validate_config.h"
+#include "config/yaml_reader.h"
+
+namespace rayagg {
+
+namespace {
+
+using Node = YAML::Node;
+using Path = std::string;
+constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
+
+void ReadGrpc(YamlReader& r, const Node& node, const Path& path, GrpcConfig& grpc) {
+  r.Map(node, path,
+        {{"address", [&](const Node& v, const Path& p) { r.String(v, p, grpc.address); }},
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, grpc.port); }},
+         {"max_receive_message_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinGrpcMessageBytes, kMaxGrpcMessageBytes,
+                       grpc.max_receive_message_bytes);
+          }}});
+}
+
+void ReadBuffer(YamlReader& r, const Node& node, const Path& path, BufferConfig& buffer) {
+  r.Map(node, path,
+        {{"max_events",
+          [&](const Node& v, const Path& p) { r.Uint(v, p, 1, kNoMax, buffer.max_events); }},
+         {"max_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinBufferBytes, kNoMax, buffer.max_bytes);
+          }}});
+}
+
+void ReadBatch(YamlReader& r, const Node& node, const Path& path, BatchConfig& batch) {
+  r.Map(node, path,
+        {{"max_events",
+          [&](const Node& v, const Path& p) { r.Uint(v, p, 1, kNoMax, batch.max_events); }},
+         {"max_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinBatchBytes, kNoMax, batch.max_bytes);
+          }},
+         {"flush_interval", [&](const Node& v, const Path& p) {
+            r.Duration(v, p, Duration(0), batch.flush_interval);
+          }}});
+}
+
+void ReadRetry(YamlReader& r, const Node& node, const Path& path, RetryConfig& retry) {
+  r.Map(
+      node, path,
+      {{"initial_backoff",
+        [&](const Node& v, const Path& p) {
+          r.Duration(v, p, Duration(1), retry.initial_backoff);
+        }},
+       {"max_backoff",
+        [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), retry.max_backoff); }},
+       {"jitter_ratio",
+        [&](const Node& v, const Path& p) { r.Double(v, p, 0.0, 1.0, retry.jitter_ratio); }},
+       {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }}});
+}
+
+void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, SinkConfig& sink) {
+  sink.name = strings::Cat("sink-", index);
+  if (!node.IsMap()) {
+    r.Fail(node, path, strings::Cat("must be a map with at least a url, ", DescribeNode(node)));
+    return;
+  }
+  r.Map(
+      node, path,
+      {{"name", [&](const Node& v, const Path& p) { r.String(v, p, sink.name); }},
+       {"url", [&](const Node& v, const Path& p) { r.String(v, p, sink.url); }},
+       {"event_types", [&](const Node& v, const Path& p) { r.EventTypes(v, p, sink.event_types); }},
+       {"preserve_proto_field_names",
+        [&](const Node& v, const Path& p) { r.Bool(v, p, sink.preserve_proto_field_names); }},
+       {"batch", [&](const Node& v, const Path& p) { ReadBatch(r, v, p, sink.batch); }},
+       {"request_timeout",
+        [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), sink.request_timeout); }},
+       {"retry", [&](const Node& v, const Path& p) { ReadRetry(r, v, p, sink.retry); }}});
+  if (sink.url.empty()) {
+    r.Fail(node, ChildPath(path, "url"),
+           "is required, e.g. http://collector:8080/events or file:///dev/stdout");
+  }
+  if (sink.name == kEnvSinkName) {
+    r.Fail(node, ChildPath(path, "name"),
+           strings::Cat("\"", kEnvSinkName, "\" is reserved for the sink that ", kRayEnvPrefix,
+                        ray_env::kEventsExportAddr, " creates; choose another name"));
+  }
+}
+
+void ReadLog(YamlReader& r, const Node& node, const Path& path, LogConfig& log) {
+  r.Map(node, path, {{"level", [&](const Node& v, const Path& p) {
+                        r.String(v, p, log.level);
+                        // "INFO" is as clear as "info"; store the spelling the logger knows.
+                        log.level = strings::ToLower(log.level);
+                      }}});
+}
+
+void ReadShutdown(YamlReader& r, const Node& node, const Path& path, ShutdownConfig& shutdown) {
+  r.Map(node, path, {{"drain_timeout", [&](const Node& v, const Path& p) {
+                        r.Duration(v, p, Duration(0), shutdown.drain_timeout);
+                      }}});
+}
+
+}  // namespace
+
+absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
+  Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& error) {
+    if (error.mark.is_null())
+      return absl::InvalidArgumentError(strings::Cat("invalid YAML: ", error.msg));
+    return absl::InvalidArgumentError(strings::Cat("invalid YAML at line ", error.mark.line + 1,
+                                                   ", column ", error.mark.column + 1, ": ",
+                                                   error.msg));
+  }
+
+  Config config;
+  Problems problems;
+  YamlReader r(problems);
+  try {
+    r.Map(root, "",
+          {{"grpc", [&](const Node& v, const Path& p) { ReadGrpc(r, v, p, config.grpc); }},
+           {"buffer", [&](const Node& v, const Path& p) { ReadBuffer(r, v, p, config.buffer); }},
+           {"sinks",
+            [&](const Node& v, const Path& p) {
+              r.List(v, p, "sinks", [&](const Node& item, const Path& item_path, size_t index) {
+                ReadSink(r, item, item_path, index, config.sinks.emplace_back());
+              });
+            }},
+           {"log", [&](const Node& v, const Path& p) { ReadLog(r, v, p, config.log); }},
+           {"shutdown",
+            [&](const Node& v, const Path& p) { ReadShutdown(r, v, p, config.shutdown); }}});
+  } catch (const YAML::Exception& error) {
+    // The reader checks node types before every access, so this is a bug in
+    // it; still, no exception leaves this function.
+    return absl::InternalError(strings::Cat("reading the YAML tree failed: ", error.what()));
+  }
+  ValidateConfig(config, problems);
+  if (!problems.empty()) return problems.ToStatus();
+  return config;
+}
+
+}  // namespace rayagg
