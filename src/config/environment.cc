@@ -21,6 +21,9 @@ Environment Environment::FromProcess() {
 Environment::Environment(std::map<std::string, std::string> variables)
     : variables_(variables.begin(), variables.end()) {}
 
+Environment::Environment(std::initializer_list<std::pair<const std::string, std::string>> variables)
+    : variables_(variables.begin(), variables.end()) {}
+
 std::optional<std::string> Environment::Get(std::string_view name) const {
   auto it = variables_.find(name);
   if (it == variables_.end()) return std::nullopt;

@@ -51,7 +51,7 @@ std::string DescribeNode(const YAML::Node& node) {
 }
 
 void YamlReader::Fail(const YAML::Node& node, const std::string& path, std::string_view message) {
-  const YAML::Mark mark = node.Mark();
+  const YAML::Mark mark = node.IsNull() || node.Mark().is_null() ? key_mark_ : node.Mark();
   if (mark.is_null() || mark.line < 0) {
     problems_.Add(path, message);
   } else {
@@ -98,7 +98,10 @@ void YamlReader::Map(const YAML::Node& node, const std::string& path,
            strings::Cat("unknown key; valid keys here: ", strings::Join(valid, ", ")));
       continue;
     }
+    const YAML::Mark outer_mark = key_mark_;
+    key_mark_ = key_node.Mark();
     field->parse(it->second, key_path);
+    key_mark_ = outer_mark;
   }
 }
 

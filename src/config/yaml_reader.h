@@ -64,6 +64,9 @@ class YamlReader {
                             std::string_view expected);
 
   Problems& problems_;
+  // Where the key being read sits. yaml-cpp gives an empty value ("key:")
+  // the position after it, often on the next line, so use the key's instead.
+  YAML::Mark key_mark_ = YAML::Mark::null_mark();
 };
 
 // `got "abc"`, `got a list`, `got a map`, `got nothing`, for messages.

@@ -1,0 +1,77 @@
+// Helpers shared by the config tests.
+#pragma once
+
+#include <string>
+#include <tuple>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "rayagg/config.h"
+
+namespace rayagg::testing_config {
+
+// absl::Status::message() is an absl::string_view on this machine, which
+// gmock's string matchers do not take.
+inline std::string Message(const absl::Status& status) { return std::string(status.message()); }
+template <typename T>
+std::string Message(const absl::StatusOr<T>& result) {
+  return std::string(result.status().message());
+}
+
+// Field-by-field equality. config.h declares no operator==; the structured
+// bindings below stop compiling when a field is added, so these comparisons
+// (and the example-config test built on them) cannot silently skip it.
+inline auto Fields(const GrpcConfig& c) {
+  const auto& [address, port, max_receive_message_bytes] = c;
+  return std::tie(address, port, max_receive_message_bytes);
+}
+inline auto Fields(const BufferConfig& c) {
+  const auto& [max_events, max_bytes] = c;
+  return std::tie(max_events, max_bytes);
+}
+inline auto Fields(const BatchConfig& c) {
+  const auto& [max_events, max_bytes, flush_interval] = c;
+  return std::tie(max_events, max_bytes, flush_interval);
+}
+inline auto Fields(const RetryConfig& c) {
+  const auto& [initial_backoff, max_backoff, jitter_ratio, max_retries] = c;
+  return std::tie(initial_backoff, max_backoff, jitter_ratio, max_retries);
+}
+inline auto Fields(const LogConfig& c) {
+  const auto& [level] = c;
+  return std::tie(level);
+}
+inline auto Fields(const ShutdownConfig& c) {
+  const auto& [drain_timeout] = c;
+  return std::tie(drain_timeout);
+}
+
+template <typename T>
+bool Same(const T& a, const T& b) {
+  return Fields(a) == Fields(b);
+}
+
+inline bool Same(const SinkConfig& a, const SinkConfig& b) {
+  const auto& [name, url, event_types, preserve, batch, timeout, retry] = a;
+  const auto& [b_name, b_url, b_event_types, b_preserve, b_batch, b_timeout, b_retry] = b;
+  return name == b_name && url == b_url && event_types == b_event_types && preserve == b_preserve &&
+         Same(batch, b_batch) && timeout == b_timeout && Same(retry, b_retry);
+}
+
+// Everything except `sinks`, which the callers compare on their own.
+inline bool SameExceptSinks(const Config& a, const Config& b) {
+  const auto& [grpc, buffer, sinks, log, shutdown] = a;
+  (void)sinks;
+  return Same(grpc, b.grpc) && Same(buffer, b.buffer) && Same(log, b.log) &&
+         Same(shutdown, b.shutdown);
+}
+
+inline bool Same(const Config& a, const Config& b) {
+  if (!SameExceptSinks(a, b) || a.sinks.size() != b.sinks.size()) return false;
+  for (size_t i = 0; i < a.sinks.size(); ++i) {
+    if (!Same(a.sinks[i], b.sinks[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace rayagg::testing_config

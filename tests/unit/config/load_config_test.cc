@@ -1,0 +1,227 @@
+// LoadConfig: the file, precedence (defaults < file < environment < flags),
+// warnings, and DescribeConfig.
+#include "config/load_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config_test_util.h"
+
+namespace rayagg {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using testing_config::Message;
+using testing_config::Same;
+
+class LoadConfigTest : public ::testing::Test {
+ protected:
+  // Writes `text` to a fresh file and returns its path.
+  std::string WriteFile(const std::string& text) {
+    const std::string path = dir_ + "/config-" + std::to_string(files_++) + ".yaml";
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  static CommandLine WithFile(const std::string& path) {
+    CommandLine cli;
+    cli.config_path = path;
+    return cli;
+  }
+
+  static Environment Env(std::map<std::string, std::string> vars = {}) {
+    return Environment(std::move(vars));
+  }
+
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/load_config_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string dir_;
+  int files_ = 0;
+};
+
+TEST_F(LoadConfigTest, NoFileMeansDefaults) {
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(CommandLine{}, Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(Same(loaded->config, Config{}));
+}
+
+TEST_F(LoadConfigTest, MissingFileNamesThePath) {
+  const std::string path = dir_ + "/nope.yaml";
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Message(loaded), HasSubstr(path));
+  EXPECT_THAT(Message(loaded), HasSubstr("No such file"));
+}
+
+TEST_F(LoadConfigTest, DirectoryIsNotAFile) {
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(dir_), Env());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr(dir_));
+}
+
+TEST_F(LoadConfigTest, FileErrorsArePrefixedWithThePath) {
+  const std::string path = WriteFile("buffer:\n  max_events: abc\nlog:\n  levle: x\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(loaded),
+              HasSubstr(path + ": buffer.max_events: must be an integer >= 1, got \"abc\""));
+  EXPECT_THAT(Message(loaded), HasSubstr("\n" + path + ": log.levle: unknown key"));
+}
+
+TEST_F(LoadConfigTest, EmptyFileIsValid) {
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(WriteFile("# all defaults\n")), Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(Same(loaded->config, Config{}));
+}
+
+TEST_F(LoadConfigTest, PrecedenceFileThenEnvironmentThenFlags) {
+  const std::string path = WriteFile(R"(
+grpc: {address: 10.0.0.1, port: 1111}
+buffer: {max_events: 10}
+log: {level: error}
+sinks:
+  - {name: file-sink, url: "http://file-collector/"}
+)");
+  CommandLine cli = WithFile(path);
+  const Environment env =
+      Env({{"RAY_DASHBOARD_AGGREGATOR_AGENT_MAX_EVENT_BUFFER_SIZE", "20"},
+           {"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR", "http://env-collector/"}});
+
+  // File alone.
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(cli, Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.buffer.max_events, 10u);
+  EXPECT_EQ(loaded->config.grpc.port, 1111);
+
+  // The environment beats the file; its sink comes after the file's.
+  loaded = LoadConfig(cli, env);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.buffer.max_events, 20u);
+  ASSERT_EQ(loaded->config.sinks.size(), 2u);
+  EXPECT_EQ(loaded->config.sinks[0].name, "file-sink");
+  EXPECT_EQ(loaded->config.sinks[1].name, "ray-export");
+  EXPECT_EQ(loaded->config.sinks[1].url, "http://env-collector/");
+
+  // Flags beat both.
+  cli.grpc_address = "0.0.0.0";
+  cli.grpc_port = 0;
+  cli.log_level = "DEBUG";
+  loaded = LoadConfig(cli, env);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.grpc.address, "0.0.0.0");
+  EXPECT_EQ(loaded->config.grpc.port, 0);
+  EXPECT_EQ(loaded->config.log.level, "debug");
+  EXPECT_EQ(loaded->config.buffer.max_events, 20u);
+}
+
+TEST_F(LoadConfigTest, EnvironmentSinkVariablesLeaveFileSinksAlone) {
+  const std::string path = WriteFile("sinks:\n  - url: http://mine/\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(
+      WithFile(path), Env({{"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR", "http://ray/"},
+                           {"RAY_DASHBOARD_AGGREGATOR_AGENT_MAX_EVENT_SEND_BATCH_SIZE", "7"},
+                           {"RAY_DASHBOARD_AGGREGATOR_AGENT_EXPOSABLE_EVENT_TYPES", "ALL"}}));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->config.sinks.size(), 2u);
+  EXPECT_EQ(loaded->config.sinks[0].batch.max_events, BatchConfig{}.max_events);
+  EXPECT_EQ(loaded->config.sinks[0].event_types, EventTypeFilter::RayDefault());
+  EXPECT_EQ(loaded->config.sinks[1].batch.max_events, 7u);
+  EXPECT_TRUE(loaded->config.sinks[1].event_types.accepts_all());
+}
+
+TEST_F(LoadConfigTest, EnvironmentProblemsAreWarningsNotErrors) {
+  const std::string path = WriteFile("sinks:\n  - url: http://mine/\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(
+      WithFile(path), Env({{"RAY_DASHBOARD_AGGREGATOR_AGENT_MAX_EVENT_BUFFER_SIZE", "lots"}}));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->warnings, Contains(HasSubstr("MAX_EVENT_BUFFER_SIZE=\"lots\" ignored")));
+}
+
+TEST_F(LoadConfigTest, BadLogLevelFlagIsNamed) {
+  CommandLine cli;
+  cli.log_level = "loud";
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(cli, Env());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(loaded), HasSubstr("--log-level: must be one of"));
+}
+
+TEST_F(LoadConfigTest, EmptyEventTypeListWarns) {
+  const std::string path =
+      WriteFile("sinks:\n  - {name: quiet, url: http://a/, event_types: []}\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->warnings, Contains(HasSubstr("sink \"quiet\" exports nothing")));
+}
+
+TEST_F(LoadConfigTest, ConfiguredSinksMeanNoWarnings) {
+  const std::string path = WriteFile("sinks:\n  - url: http://a/\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->warnings, IsEmpty());
+}
+
+TEST_F(LoadConfigTest, ProcessEnvironmentIsReadable) {
+  // PATH is set in every test environment; this only checks the snapshot works.
+  EXPECT_TRUE(Environment::FromProcess().Get("PATH").has_value());
+  EXPECT_FALSE(Environment::FromProcess().Get("RAYAGG_SURELY_NOT_SET_1234").has_value());
+}
+
+TEST_F(LoadConfigTest, MapEnvironmentDistinguishesEmptyFromUnset) {
+  Environment env({{"EMPTY", ""}, {"SET", "x"}});
+  EXPECT_EQ(env.Get("EMPTY"), "");
+  EXPECT_EQ(env.Get("SET"), "x");
+  EXPECT_EQ(env.Get("UNSET"), std::nullopt);
+}
+
+TEST(DescribeConfigTest, SummarisesEverySection) {
+  absl::StatusOr<Config> config = ParseConfigYaml(R"(
+grpc: {address: "::", port: 9000}
+sinks:
+  - {name: console, url: "file:///dev/stdout", event_types: [ALL]}
+  - {name: vector, url: "http://vector:8686/ray", retry: {max_retries: 3}, preserve_proto_field_names: true}
+shutdown: {drain_timeout: 30s}
+)");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const std::string text = DescribeConfig(*config);
+  EXPECT_THAT(text, HasSubstr("gRPC listener [::]:9000 (max message 20MiB)"));
+  EXPECT_THAT(text, HasSubstr("buffer 100000 events / 256MiB"));
+  EXPECT_THAT(text, HasSubstr("log level info"));
+  EXPECT_THAT(text, HasSubstr("drain timeout 30s"));
+  EXPECT_THAT(text, HasSubstr("2 sinks"));
+  EXPECT_THAT(text, HasSubstr("sink \"console\" -> file:///dev/stdout"));
+  EXPECT_THAT(text, HasSubstr("event types ALL"));
+  EXPECT_THAT(text, HasSubstr("sink \"vector\" -> http://vector:8686/ray"));
+  EXPECT_THAT(text, HasSubstr("TASK_DEFINITION_EVENT,TASK_LIFECYCLE_EVENT"));
+  EXPECT_THAT(text, HasSubstr("retry up to 3 times"));
+  EXPECT_THAT(text, HasSubstr("retry forever"));
+  EXPECT_THAT(text, HasSubstr("snake_case keys"));
+  EXPECT_THAT(text, HasSubstr("batches of <= 1000 events / 10MiB after 100ms"));
+}
+
+TEST(DescribeConfigTest, NoSinks) { EXPECT_THAT(DescribeConfig(Config{}), HasSubstr("no sinks")); }
+
+TEST(DescribeConfigTest, NeverShowsCredentials) {
+  Config config;
+  SinkConfig sink;
+  sink.name = "x";
+  sink.url = "http://user:hunter2@collector/";  // refused by validation, but never printed
+  config.sinks.push_back(sink);
+  EXPECT_THAT(DescribeConfig(config), Not(HasSubstr("hunter2")));
+}
+
+}  // namespace
+}  // namespace rayagg
