@@ -1,0 +1,99 @@
+// One keep-alive HTTP/1.1 connection to one endpoint, driven by coroutines.
+// A sink owns one client per in-flight request slot and POSTs JSON batches
+// through it; classification of the answer (retry, drop) is the caller's job.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/asio.h"
+#include "http/request.h"
+#include "http/url.h"
+
+namespace rayagg {
+
+// Collectors answer with short status bodies; anything longer is only kept
+// for logging, so memory per response stays bounded.
+inline constexpr size_t kMaxResponseBodyBytes = 64 * 1024;
+inline constexpr uint32_t kMaxResponseHeaderBytes = 16 * 1024;
+
+struct HttpResponse {
+  unsigned status = 0;
+  std::optional<std::string> retry_after;  // raw header value, parsing is the caller's policy
+  std::string body;                        // the first <= kMaxResponseBodyBytes bytes
+  // The body exceeded kMaxResponseBodyBytes: `body` holds what was read before
+  // the limit (possibly nothing, when Content-Length announced a larger body),
+  // status and retry_after are valid, and the connection was closed because
+  // the rest of the body was not read.
+  bool body_truncated = false;
+};
+
+struct HttpResult {
+  // Transport or protocol error; when set, `response` is meaningless.
+  // A deadline overrun is always asio::error::timed_out; Close() during a call
+  // gives asio::error::operation_aborted.
+  boost::system::error_code error;
+  HttpResponse response;
+};
+
+class HttpClient {
+ public:
+  // `executor` must be single-threaded (an io_context run by one thread, or a
+  // strand): Post, Close and the client's handlers all run on it.
+  // `request_timeout` bounds each Post as a whole: resolve + connect + write +
+  // read, including the one transparent retry (aiohttp's ClientTimeout(total)).
+  HttpClient(asio::any_io_executor executor, Url url, std::chrono::milliseconds request_timeout);
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+  // Destroy only while no Post is in flight (the owner awaits its Posts).
+  ~HttpClient() = default;
+
+  // Sends one POST of `body` to the URL's target; one call at a time per
+  // client (an overlapping call fails with asio::error::already_started).
+  // Never throws for network failures: they are in HttpResult::error.
+  // Reuses the kept-alive connection when there is one. When a request on a
+  // reused connection fails before any response byte arrived with EOF, reset
+  // or broken pipe (the server closed an idle connection), it is retried once
+  // on a fresh connection; the fresh connection's outcome is returned as is.
+  // The connection is closed on any error, on timeout, on body truncation and
+  // when the server does not keep it alive.
+  asio::awaitable<HttpResult> Post(std::string body, HttpHeaders extra_headers);
+
+  // Closes the connection. A Post in flight ends with operation_aborted (at
+  // the latest when its name resolution or its deadline completes).
+  void Close();
+
+  // Successful TCP connects so far (tests check keep-alive reuse).
+  uint64_t connections_opened() const { return connections_opened_; }
+  const Url& url() const { return url_; }
+
+ private:
+  struct Attempt {
+    HttpResult result;
+    bool response_started = false;  // some response bytes arrived
+  };
+
+  asio::awaitable<boost::system::error_code> Connect(std::chrono::steady_clock::time_point deadline,
+                                                     uint64_t close_generation);
+  // `request` lives in Post's frame, which awaits this call directly.
+  asio::awaitable<Attempt> Exchange(const http::request<http::string_body>& request,
+                                    std::chrono::steady_clock::time_point deadline,
+                                    uint64_t close_generation);
+  void CloseSocket();
+
+  asio::any_io_executor executor_;
+  Url url_;
+  std::chrono::milliseconds request_timeout_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  bool connected_ = false;
+  bool in_flight_ = false;
+  // Incremented by Close(); a Post that sees it change stops with operation_aborted.
+  uint64_t close_generation_ = 0;
+  uint64_t connections_opened_ = 0;
+};
+
+}  // namespace rayagg

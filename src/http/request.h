@@ -1,0 +1,30 @@
+// The POST request a sink sends: pure construction, no I/O, so header rules
+// are unit-testable without sockets.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/asio.h"
+#include "http/url.h"
+
+namespace rayagg {
+
+// "ray-event-aggregator/<project version>".
+extern const std::string_view kUserAgent;
+
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+// POST url.target HTTP/1.1 with Host, User-Agent, Accept: */*,
+// Content-Type: application/json and Content-Length. `extra_headers` are
+// applied afterwards and replace a default of the same name (e.g. another
+// Content-Type); Content-Length and Transfer-Encoding are always derived from
+// the body. A header name that is not an HTTP token, or a value containing
+// CR, LF or NUL (header injection), is an InvalidArgument error.
+absl::StatusOr<http::request<http::string_body>> BuildPostRequest(const Url& url, std::string body,
+                                                                  const HttpHeaders& extra_headers);
+
+}  // namespace rayagg

@@ -1,0 +1,146 @@
+// A real HTTP/1.1 server on 127.0.0.1 (port chosen by the OS) for integration
+// tests: it records every request and answers each one with a scripted
+// behaviour (respond, hang, reset, close). It runs its own io_context on its
+// own thread; every public method is thread-safe unless noted.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "common/asio.h"
+
+namespace rayagg::test {
+
+using TestHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct ReceivedRequest {
+  std::string method;
+  std::string target;
+  TestHeaders headers;  // in arrival order, names as sent
+  std::string body;
+  std::chrono::steady_clock::time_point arrival;  // when the request was complete
+  size_t connection_index = 0;                    // 0-based, in accept order
+
+  // The first value of header `name` (case-insensitive), if present.
+  std::optional<std::string> Header(std::string_view name) const;
+};
+
+// How the server treats one request. Declared at namespace scope (not nested
+// in TestHttpServer) so the variant is default-constructible where needed.
+
+// Answers with `status`, the given headers (applied last, so they can
+// override Content-Type, Connection or even Content-Length; with
+// "Transfer-Encoding: chunked" the body is sent chunked) and `body`.
+// The connection stays open unless the request or `headers` say
+// "Connection: close" (which is then honoured by closing after the
+// response) or `close_after_response` is set: the latter closes after the
+// response WITHOUT announcing it, like a server whose keep-alive timer fires.
+// A constructor rather than an aggregate: g++ 12 warns about every omitted
+// field of a braced aggregate, which -Werror turns into noise.
+struct Respond {
+  explicit Respond(unsigned status_code = 200, TestHeaders response_headers = {},
+                   std::string response_body = {}, bool close_after = false)
+      : status(status_code),
+        headers(std::move(response_headers)),
+        body(std::move(response_body)),
+        close_after_response(close_after) {}
+
+  unsigned status;
+  TestHeaders headers;
+  std::string body;
+  bool close_after_response;
+};
+// Reads the request and never answers; the socket stays open until the
+// client closes it or Stop().
+struct Hang {};
+// Reads the request, then closes with SO_LINGER 0 so the client gets a RST.
+struct Reset {};
+// Reads the request, then closes gracefully (FIN) without answering.
+struct CloseWithoutResponse {};
+using Behavior = std::variant<Respond, Hang, Reset, CloseWithoutResponse>;
+
+class TestHttpServer {
+ public:
+  // The behaviours, also reachable as TestHttpServer::Respond etc.
+  using Respond = test::Respond;
+  using Hang = test::Hang;
+  using Reset = test::Reset;
+  using CloseWithoutResponse = test::CloseWithoutResponse;
+  using Behavior = test::Behavior;
+
+  static constexpr size_t kMaxRequestBodyBytes = 64 * 1024 * 1024;
+
+  // Binds and starts serving; throws boost::system::system_error if it cannot bind.
+  TestHttpServer();
+  TestHttpServer(const TestHttpServer&) = delete;
+  TestHttpServer& operator=(const TestHttpServer&) = delete;
+  ~TestHttpServer();  // Stop()
+
+  uint16_t port() const { return port_; }
+  // "http://127.0.0.1:<port>" followed by `path_and_query` (e.g. "/events").
+  std::string Url(std::string_view path_and_query = {}) const;
+
+  // Used for every request when the script is empty (initially Respond{}).
+  void SetDefaultBehavior(Behavior behavior);
+  // Appends to the script: each request consumes the front entry.
+  void Enqueue(Behavior behavior);
+
+  std::vector<ReceivedRequest> Requests() const;
+  size_t RequestCount() const;
+  size_t ConnectionCount() const;  // accepted so far
+
+  // Block until the condition holds or `timeout` passes; return whether it holds.
+  bool WaitForRequests(size_t n, std::chrono::milliseconds timeout);
+  bool WaitForConnections(size_t n, std::chrono::milliseconds timeout);
+  // `predicate` runs under the server's lock: it must not call back into the server.
+  bool WaitUntil(std::function<bool(const std::vector<ReceivedRequest>&)> predicate,
+                 std::chrono::milliseconds timeout);
+
+  // Closes the listener and every connection (hung ones included) and joins the
+  // server thread. Idempotent; must not be called from the server's own thread.
+  // Recorded requests stay readable afterwards.
+  void Stop();
+
+ private:
+  using tcp = asio::ip::tcp;
+
+  void Run();
+  asio::awaitable<void> Accept();
+  asio::awaitable<void> Serve(tcp::socket socket, size_t connection_index);
+  // Records a complete request and returns the behaviour it gets.
+  Behavior Record(const http::request<http::string_body>& request, size_t connection_index);
+
+  // Guarded by mutex_.
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Behavior> script_;
+  Behavior default_behavior_ = Respond{};
+  std::vector<ReceivedRequest> requests_;
+  size_t connection_count_ = 0;
+
+  // Only touched on the server thread. Declared before io_context_ so they
+  // outlive anything io_context_ destroys.
+  std::unordered_set<tcp::socket*> open_sockets_;
+  bool stopping_ = false;
+
+  asio::io_context io_context_{1};
+  tcp::acceptor acceptor_{io_context_};
+  uint16_t port_ = 0;
+  std::once_flag stop_once_;
+  std::thread thread_;
+};
+
+}  // namespace rayagg::test
