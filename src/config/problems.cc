@@ -4,8 +4,21 @@
 
 namespace rayagg {
 
+bool Problems::HasProblemAtOrAbove(std::string_view path) const {
+  // Ancestors end where a ".key" or "[index]" step begins.
+  for (size_t end = 0; end <= path.size(); ++end) {
+    if (end == path.size() || path[end] == '.' || path[end] == '[') {
+      if (paths_.find(path.substr(0, end)) != paths_.end()) return true;
+    }
+  }
+  return false;
+}
+
 void Problems::Add(std::string_view path, std::string_view message) {
-  if (!path.empty() && !paths_.emplace(path).second) return;
+  if (!path.empty()) {
+    if (HasProblemAtOrAbove(path)) return;
+    paths_.emplace(path);
+  }
   messages_.push_back(path.empty() ? std::string(message) : strings::Cat(path, ": ", message));
 }
 

@@ -14,9 +14,10 @@ namespace rayagg {
 class Problems {
  public:
   // `path` is the key path ("sinks[1].batch.max_events") or a flag name.
-  // Only the first problem per path is kept: a value that failed to parse
-  // keeps its default, and a later check of that default would only repeat
-  // the complaint in other words.
+  // Only the first problem per path is kept, and none below a path that
+  // already has one: a value that failed to parse keeps its default, and a
+  // later check of that default would only repeat the complaint in other
+  // words ("sinks[0]: must be a map" makes "sinks[0].url: is required" noise).
   void Add(std::string_view path, std::string_view message);
 
   bool empty() const { return messages_.empty(); }
@@ -26,6 +27,8 @@ class Problems {
   absl::Status ToStatus() const;
 
  private:
+  bool HasProblemAtOrAbove(std::string_view path) const;
+
   std::set<std::string, std::less<>> paths_;
   std::vector<std::string> messages_;
 };

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "config/load_config.h"
 #include "config_test_util.h"
 
@@ -50,6 +53,35 @@ TEST(ExampleConfigsTest, DefaultPrintsEverythingToTheConsole) {
   expected.event_types = EventTypeFilter::All();
   EXPECT_TRUE(Same(config.sinks[0], expected)) << DescribeConfig(config);
   EXPECT_THAT(loaded->warnings, ::testing::IsEmpty());
+}
+
+// Every ```yaml and ```json block in docs/CONFIG.md is a complete, valid file.
+TEST(ExampleConfigsTest, DocumentationExamplesParse) {
+  std::ifstream file(std::string(RAYAGG_SOURCE_DIR) + "/docs/CONFIG.md");
+  ASSERT_TRUE(file) << "docs/CONFIG.md not found";
+  std::string line;
+  std::string block;
+  bool in_block = false;
+  int blocks = 0;
+  int line_number = 0;
+  int block_start = 0;
+  while (std::getline(file, line)) {
+    ++line_number;
+    if (!in_block && (line == "```yaml" || line == "```json")) {
+      in_block = true;
+      block.clear();
+      block_start = line_number;
+    } else if (in_block && line == "```") {
+      in_block = false;
+      ++blocks;
+      absl::StatusOr<Config> config = ParseConfigYaml(block);
+      EXPECT_TRUE(config.ok()) << "docs/CONFIG.md block at line " << block_start << ": "
+                               << config.status();
+    } else if (in_block) {
+      block += line + "\n";
+    }
+  }
+  EXPECT_GE(blocks, 3);
 }
 
 }  // namespace

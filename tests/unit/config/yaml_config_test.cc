@@ -330,6 +330,14 @@ TEST(YamlConfigTest, OneProblemPerKey) {
   EXPECT_THAT(error, Not(HasSubstr("is required")));
 }
 
+TEST(YamlConfigTest, NothingIsReportedBelowABrokenKey) {
+  const std::string error =
+      ErrorOf("sinks:\n  - http://a/\n  - {url: http://b/, name: 'bad name'}\n");
+  EXPECT_THAT(error, HasSubstr("sinks[0]: must be a map"));
+  EXPECT_THAT(error, Not(HasSubstr("sinks[0].url")));
+  EXPECT_THAT(error, HasSubstr("sinks[1].name: must be letters"));
+}
+
 TEST(YamlConfigTest, InvalidYamlReportsLine) {
   const std::string error = ErrorOf("grpc:\n  port: [1, 2\n");
   EXPECT_THAT(error, HasSubstr("invalid YAML at line"));
