@@ -27,12 +27,12 @@ namespace rayagg::test {
 using TestHeaders = std::vector<std::pair<std::string, std::string>>;
 
 struct ReceivedRequest {
-  std::string method;
-  std::string target;
-  TestHeaders headers;  // in arrival order, names as sent
-  std::string body;
-  std::chrono::steady_clock::time_point arrival;  // when the request was complete
-  size_t connection_index = 0;                    // 0-based, in accept order
+  std::string method{};
+  std::string target{};
+  TestHeaders headers{};  // in arrival order, names as sent
+  std::string body{};
+  std::chrono::steady_clock::time_point arrival{};  // when the request was complete
+  size_t connection_index = 0;                      // 0-based, in accept order
 
   // The first value of header `name` (case-insensitive), if present.
   std::optional<std::string> Header(std::string_view name) const;
@@ -48,20 +48,14 @@ struct ReceivedRequest {
 // "Connection: close" (which is then honoured by closing after the
 // response) or `close_after_response` is set: the latter closes after the
 // response WITHOUT announcing it, like a server whose keep-alive timer fires.
-// A constructor rather than an aggregate: g++ 12 warns about every omitted
-// field of a braced aggregate, which -Werror turns into noise.
+// An aggregate, so `Respond{.status = 503}` works. Every member has a default
+// member initializer: g++ 12 then does not warn (-Wmissing-field-initializers)
+// about members a braced or designated initializer leaves out.
 struct Respond {
-  explicit Respond(unsigned status_code = 200, TestHeaders response_headers = {},
-                   std::string response_body = {}, bool close_after = false)
-      : status(status_code),
-        headers(std::move(response_headers)),
-        body(std::move(response_body)),
-        close_after_response(close_after) {}
-
-  unsigned status;
-  TestHeaders headers;
-  std::string body;
-  bool close_after_response;
+  unsigned status = 200;
+  TestHeaders headers{};
+  std::string body{};
+  bool close_after_response = false;
 };
 // Reads the request and never answers; the socket stays open until the
 // client closes it or Stop().

@@ -196,7 +196,7 @@ TEST_F(HttpClientTest, ConnectionCloseHeaderMakesNextRequestReconnect) {
 TEST_F(HttpClientTest, IdleConnectionClosedByServerIsRetriedTransparently) {
   // The server closes after answering without saying so, as when its
   // keep-alive timer fires; the client only notices on its next request.
-  server_.Enqueue(TestHttpServer::Respond{200, {}, "", /*close_after_response=*/true});
+  server_.Enqueue(TestHttpServer::Respond{.close_after_response = true});
   auto client = MakeClient(server_.Url());
 
   ASSERT_FALSE(Post(*client, "[1]").error);
