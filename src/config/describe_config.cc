@@ -1,5 +1,8 @@
 // DescribeConfig: the effective configuration for the startup log and
 // --check-config. Shows no secrets: URL credentials are masked.
+#include <string>
+#include <vector>
+
 #include "config/event_type_list.h"
 #include "config/load_config.h"
 #include "config/sink_url.h"
@@ -16,37 +19,42 @@ std::string HostPort(const std::string& host, uint16_t port) {
   return strings::Cat(host, ":", port);
 }
 
-std::string DescribeSink(const SinkConfig& sink) {
+// Three lines: destination; what and how it batches; how it retries.
+void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
   const RetryConfig& retry = sink.retry;
   const std::string retries = retry.max_retries < 0
                                   ? std::string("forever")
                                   : strings::Cat("up to ", retry.max_retries, " times");
-  return strings::Cat("  sink \"", sink.name, "\" -> ", RedactUrl(sink.url), "\n    event types ",
-                      FormatEventTypeFilter(sink.event_types),
-                      "; batches of <= ", sink.batch.max_events, " events / ",
-                      FormatByteSize(sink.batch.max_bytes), " after ",
-                      FormatDuration(sink.batch.flush_interval), "; ",
-                      sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys",
-                      "\n    request timeout ", FormatDuration(sink.request_timeout), "; retry ",
-                      retries, ", backoff ", FormatDuration(retry.initial_backoff), " doubling to ",
-                      FormatDuration(retry.max_backoff), ", jitter ", retry.jitter_ratio, "\n");
+  lines.push_back(strings::Cat("  sink \"", sink.name, "\" -> ", RedactUrl(sink.url)));
+  lines.push_back(strings::Cat(
+      "    event types ", FormatEventTypeFilter(sink.event_types),
+      "; batches of <= ", sink.batch.max_events, " events / ", FormatByteSize(sink.batch.max_bytes),
+      " after ", FormatDuration(sink.batch.flush_interval), "; ",
+      sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys"));
+  lines.push_back(strings::Cat("    request timeout ", FormatDuration(sink.request_timeout),
+                               "; retry ", retries, ", backoff ",
+                               FormatDuration(retry.initial_backoff), " doubling to ",
+                               FormatDuration(retry.max_backoff), ", jitter ", retry.jitter_ratio));
 }
 
 }  // namespace
 
 std::string DescribeConfig(const Config& config) {
-  std::string text = strings::Cat(
+  std::vector<std::string> lines;
+  lines.push_back(strings::Cat(
       "gRPC listener ", HostPort(config.grpc.address, config.grpc.port), " (max message ",
       FormatByteSize(config.grpc.max_receive_message_bytes), "); buffer ", config.buffer.max_events,
       " events / ", FormatByteSize(config.buffer.max_bytes), "; log level ", config.log.level,
-      "; drain timeout ", FormatDuration(config.shutdown.drain_timeout), "\n");
+      "; drain timeout ", FormatDuration(config.shutdown.drain_timeout)));
   if (config.sinks.empty()) {
-    strings::Append(text, "no sinks\n");
+    lines.push_back("no sinks");
   } else {
-    strings::Append(text, config.sinks.size(), config.sinks.size() == 1 ? " sink:\n" : " sinks:\n");
-    for (const SinkConfig& sink : config.sinks) strings::Append(text, DescribeSink(sink));
+    lines.push_back(
+        strings::Cat(config.sinks.size(), config.sinks.size() == 1 ? " sink:" : " sinks:"));
+    for (const SinkConfig& sink : config.sinks) DescribeSink(sink, lines);
   }
-  return text;
+  // No trailing newline: callers log it or print it with their own.
+  return strings::Join(lines, "\n");
 }
 
 }  // namespace rayagg

@@ -32,6 +32,7 @@ absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text);
 
 // A few lines for the startup log: listener, buffer, each sink (name, URL
 // without credentials, types, batching, retry), log level, drain timeout.
+// Lines are separated by "\n", with no newline at the end.
 std::string DescribeConfig(const Config& config);
 
 }  // namespace rayagg

@@ -72,7 +72,11 @@ class RayEnvReader {
       return std::nullopt;
     }
     std::optional<uint64_t> value = ParseRayEnvInteger(variable->value);
-    if (!value.has_value() || *value < min || *value > max) {
+    if (!value.has_value()) {
+      Ignored(*variable, "too large", kept);
+      return std::nullopt;
+    }
+    if (*value < min || *value > max) {
       Ignored(*variable,
               max == std::numeric_limits<uint64_t>::max()
                   ? strings::Cat("must be at least ", min,
