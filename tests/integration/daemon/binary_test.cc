@@ -1,0 +1,453 @@
+// The real ray-event-aggregator binary as a subprocess, the way a supervisor
+// (or Ray) runs it: flags, the port file, delivery, and the drain on SIGTERM.
+// Its output goes to files in a temp dir; only --check-config, --help and
+// --version tests read it, because there the output is the point.
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
+#include "support/daemon_fixture.h"
+#include "support/json_compare.h"
+#include "support/sample_events.h"
+#include "support/test_http_server.h"
+
+#ifndef RAYAGG_BINARY
+#error "RAYAGG_BINARY must name the ray-event-aggregator executable"
+#endif
+
+extern char** environ;
+
+namespace rayagg::test {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// A private directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "rayagg-binary-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// milliseconds left until `deadline`, for poll(); never negative.
+int RemainingMs(steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - steady_clock::now());
+  return static_cast<int>(std::max<int64_t>(0, left.count()));
+}
+
+// One run of the binary. Killed (SIGKILL) and reaped on destruction if still
+// running, so a failing test never leaves a daemon behind.
+class Subprocess {
+ public:
+  // Starts RAYAGG_BINARY with `args`; stdout and stderr go to the given files.
+  // Ray's RAY_* variables are removed from its environment: the test's
+  // config must be the only input.
+  Subprocess(const std::vector<std::string>& args, const std::string& stdout_path,
+             const std::string& stderr_path) {
+    std::vector<std::string> argv_strings = {RAYAGG_BINARY};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : argv_strings) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (char** var = environ; *var != nullptr; ++var) {
+      if (std::strncmp(*var, "RAY_", 4) != 0) envp.push_back(*var);
+    }
+    envp.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // A clean signal state, whatever the test runner blocked or ignored.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t no_signals;
+    sigemptyset(&no_signals);
+    sigset_t default_signals;
+    sigemptyset(&default_signals);
+    sigaddset(&default_signals, SIGTERM);
+    sigaddset(&default_signals, SIGINT);
+    sigaddset(&default_signals, SIGPIPE);
+    posix_spawnattr_setsigmask(&attributes, &no_signals);
+    posix_spawnattr_setsigdefault(&attributes, &default_signals);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    const int error = posix_spawn(&pid_, RAYAGG_BINARY, &actions, &attributes, argv.data(),
+                                  envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) {
+      throw std::runtime_error(std::string("posix_spawn failed: ") + std::strerror(error));
+    }
+    // A pidfd turns "wait for exit with a deadline" into a poll(), no sleeps.
+    pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  }
+
+  ~Subprocess() {
+    if (!exit_status_) {
+      kill(pid_, SIGKILL);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    if (pidfd_ >= 0) close(pidfd_);
+  }
+
+  pid_t pid() const { return pid_; }
+  int pidfd() const { return pidfd_; }
+
+  void Signal(int signal_number) { ASSERT_EQ(kill(pid_, signal_number), 0); }
+
+  // The raw waitpid status once the process has exited within `timeout`.
+  std::optional<int> WaitForExit(milliseconds timeout) {
+    if (exit_status_) return exit_status_;
+    const auto deadline = steady_clock::now() + timeout;
+    while (true) {
+      int status = 0;
+      const pid_t reaped = waitpid(pid_, &status, WNOHANG);
+      if (reaped == pid_) {
+        exit_status_ = status;
+        return exit_status_;
+      }
+      const int left = RemainingMs(deadline);
+      if (left == 0) return std::nullopt;
+      if (pidfd_ >= 0) {
+        pollfd exited{pidfd_, POLLIN, 0};
+        poll(&exited, 1, left);
+      } else {
+        // No pidfd (old kernel or a sandbox): check again shortly.
+        std::this_thread::sleep_for(std::min(milliseconds(10), milliseconds(left)));
+      }
+    }
+  }
+
+  bool Running() {
+    if (exit_status_) return false;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_status_ = status;
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  std::optional<int> exit_status_;
+};
+
+// "exited with 0", "exited with 2", "killed by signal 6": readable failures.
+std::string DescribeStatus(const std::optional<int>& status) {
+  if (!status) return "still running";
+  if (WIFEXITED(*status)) return "exited with " + std::to_string(WEXITSTATUS(*status));
+  if (WIFSIGNALED(*status)) return "killed by signal " + std::to_string(WTERMSIG(*status));
+  return "status " + std::to_string(*status);
+}
+
+bool ExitedWith(const std::optional<int>& status, int code) {
+  return status && WIFEXITED(*status) && WEXITSTATUS(*status) == code;
+}
+
+// A TCP port that is taken (we hold it bound and listening) for as long as
+// the object lives: a config naming it cannot bind.
+class HeldPort {
+ public:
+  HeldPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = 0;
+    socklen_t length = sizeof(address);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        listen(fd_, 1) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::runtime_error("cannot hold a port");
+    }
+    port_ = ntohs(address.sin_port);
+  }
+  ~HeldPort() { close(fd_); }
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+class BinaryTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (HasFailure()) {
+      // Context for the failure (never asserted on in the daemon tests).
+      std::cerr << "daemon stderr:\n" << ReadFile(stderr_path()) << "\n";
+    }
+  }
+
+  std::string stdout_path() const { return dir_.File("stdout.txt"); }
+  std::string stderr_path() const { return dir_.File("stderr.txt"); }
+  std::string port_path() const { return dir_.File("port"); }
+
+  std::unique_ptr<Subprocess> Run(const std::vector<std::string>& args) {
+    return std::make_unique<Subprocess>(args, stdout_path(), stderr_path());
+  }
+
+  // Writes `yaml` as the config file and returns its path.
+  std::string Config(const std::string& yaml) {
+    const std::string path = dir_.File("config.yaml");
+    WriteFile(path, yaml);
+    return path;
+  }
+
+  // A config with one sink to server_ that exports every type; `sink_extra`
+  // adds keys to the sink (indented for it), `top_extra` top-level sections.
+  std::string SinkConfigYaml(const std::string& sink_extra, const std::string& top_extra = "") {
+    return "grpc:\n"
+           "  port: " + std::to_string(held_port_.port()) + "  # taken: --grpc-port 0 must win\n"
+           "sinks:\n"
+           "  - name: collector\n"
+           "    url: " + server_.Url("/ray/events") + "\n"
+           "    event_types: [ALL]\n"
+           "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n" +
+           sink_extra + top_extra;
+  }
+
+  // Waits for the port file (written by rename once serving). Wakes on
+  // directory events (inotify) and on the process exiting (pidfd).
+  std::optional<int> WaitForPortFile(Subprocess& process, milliseconds timeout) {
+    const int inotify = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (inotify >= 0) inotify_add_watch(inotify, dir_.path().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE);
+    const auto deadline = steady_clock::now() + timeout;
+    std::optional<int> port;
+    while (true) {
+      if (std::filesystem::exists(port_path())) {
+        port_file_text_ = ReadFile(port_path());
+        try {
+          port = std::stoi(port_file_text_);
+        } catch (const std::exception&) {
+        }
+        break;
+      }
+      if (!process.Running() || RemainingMs(deadline) == 0) break;
+      pollfd fds[2] = {{inotify, POLLIN, 0}, {process.pidfd(), POLLIN, 0}};
+      // Without inotify or pidfd, the short timeout makes this a bounded poll.
+      const bool event_driven = inotify >= 0 && process.pidfd() >= 0;
+      poll(fds, 2, event_driven ? RemainingMs(deadline) : std::min(RemainingMs(deadline), 10));
+      char drain[4096];
+      while (inotify >= 0 && read(inotify, drain, sizeof(drain)) > 0) {
+      }
+    }
+    if (inotify >= 0) close(inotify);
+    return port;
+  }
+
+  TempDir dir_;
+  TestHttpServer server_;
+  HeldPort held_port_;
+  std::string port_file_text_;
+};
+
+std::unique_ptr<ray::rpc::events::EventAggregatorService::Stub> ClientFor(int port) {
+  return ray::rpc::events::EventAggregatorService::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+}
+
+grpc::Status AddEvents(ray::rpc::events::EventAggregatorService::Stub& stub,
+                       const AddEventsRequest& request) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kRpcDeadline);
+  AddEventsReply reply;
+  return stub.AddEvents(&context, request, &reply);
+}
+
+TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {
+  auto daemon = Run({"--config", Config(SinkConfigYaml("")), "--grpc-port", "0", "--port-file",
+                     port_path()});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << "no port file; daemon " << DescribeStatus(daemon->WaitForExit(milliseconds(0)))
+                                << "; port file: \"" << port_file_text_ << "\"";
+  // Plain decimal, nothing else (Ray reads it with int()).
+  EXPECT_TRUE(!port_file_text_.empty() &&
+              std::all_of(port_file_text_.begin(), port_file_text_.end(),
+                          [](char c) { return c >= '0' && c <= '9'; }))
+      << "\"" << port_file_text_ << "\"";
+  EXPECT_GT(*port, 0);
+  EXPECT_NE(*port, held_port_.port());
+  EXPECT_FALSE(std::filesystem::exists(port_path() + ".tmp"));
+
+  auto stub = ClientFor(*port);
+  ASSERT_TRUE(AddEvents(*stub, AddEventsRequest()).ok());  // Ray's readiness probe
+  const std::vector<RayEvent> events = TaskLifecycleEvents(3, "binary");
+  ASSERT_TRUE(AddEvents(*stub, RequestOf(events)).ok());
+  ASSERT_TRUE(WaitForElements(server_, events.size()));
+  for (const auto& request : server_.Requests()) EXPECT_EQ(request.target, "/ray/events");
+
+  daemon->Signal(SIGTERM);
+  const auto status = daemon->WaitForExit(milliseconds(5000));
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+}
+
+TEST_F(BinaryTest, SigtermFlushesBufferedEventsBeforeExit) {
+  // Nothing leaves before the signal: a batch window of a minute, room for all.
+  auto daemon = Run({"--config",
+                     Config(SinkConfigYaml("    batch: {max_events: 100000, flush_interval: 60s}\n",
+                                           "shutdown: {drain_timeout: 5s}\n")),
+                     "--grpc-port", "0", "--port-file", port_path()});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+
+  auto stub = ClientFor(*port);
+  const std::vector<RayEvent> events = OneEventOfEveryType();
+  for (size_t i = 0; i < events.size(); i += 5) {
+    const std::vector<RayEvent> chunk(events.begin() + i, events.begin() + i + 5);
+    const grpc::Status status = AddEvents(*stub, RequestOf(chunk));
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  ASSERT_EQ(server_.RequestCount(), 0u) << "the batch window should still be open";
+
+  const auto signalled = steady_clock::now();
+  daemon->Signal(SIGTERM);
+  const auto status = daemon->WaitForExit(milliseconds(5000));
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+  EXPECT_LT(steady_clock::now() - signalled, std::chrono::seconds(3));
+
+  // Everything was delivered before the process exited: no waiting here.
+  const auto elements = ElementsOf(server_.Requests());
+  ASSERT_EQ(elements.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_TRUE(JsonEquivalent(elements[i], ParseJson(ProtobufPrinterJson(events[i]))))
+        << RayEvent::EventType_Name(events[i].event_type());
+  }
+}
+
+TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {
+  server_.SetDefaultBehavior(TestHttpServer::Hang{});
+  auto daemon = Run({"--config",
+                     Config(SinkConfigYaml("    request_timeout: 1s\n",
+                                           "shutdown: {drain_timeout: 300ms}\n")),
+                     "--grpc-port", "0", "--port-file", port_path()});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  auto stub = ClientFor(*port);
+  ASSERT_TRUE(AddEvents(*stub, RequestOf(TaskLifecycleEvents(3, "undeliverable"))).ok());
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+
+  daemon->Signal(SIGTERM);
+  // Bounded by drain_timeout + request_timeout (+ the daemon's 1 s margin).
+  const auto status = daemon->WaitForExit(milliseconds(5000));
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+}
+
+TEST_F(BinaryTest, CheckConfigAcceptsAValidConfig) {
+  auto run = Run({"--config", Config(SinkConfigYaml("")), "--check-config"});
+  const auto status = run->WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status) << "\n" << ReadFile(stderr_path());
+  EXPECT_FALSE(ReadFile(stdout_path()).empty());
+}
+
+TEST_F(BinaryTest, CheckConfigRejectsABadConfigAndNamesTheKey) {
+  struct Case {
+    std::string what;
+    std::string yaml;
+    std::string key;  // must appear in the error
+  };
+  const std::vector<Case> cases = {
+      {"misspelled key", SinkConfigYaml("    batch: {flush_intervall: 1s}\n"), "flush_intervall"},
+      {"duration without unit", SinkConfigYaml("    request_timeout: 5\n"), "request_timeout"},
+      {"wrong type", SinkConfigYaml("", "buffer: {max_events: lots}\n"), "max_events"},
+      {"unknown event type",
+       "sinks: [{url: 'http://127.0.0.1:1/x', event_types: [NOT_AN_EVENT]}]\n", "NOT_AN_EVENT"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto run = Run({"--config", Config(c.yaml), "--check-config"});
+    const auto status = run->WaitForExit(kWaitTimeout);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << DescribeStatus(status);
+    const std::string error = ReadFile(stderr_path());
+    EXPECT_NE(error.find(c.key), std::string::npos) << error;
+  }
+}
+
+TEST_F(BinaryTest, VersionAndHelpExitZero) {
+  {
+    auto run = Run({"--version"});
+    const auto status = run->WaitForExit(kWaitTimeout);
+    EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+    EXPECT_NE(ReadFile(stdout_path()).find("ray-event-aggregator"), std::string::npos);
+  }
+  {
+    auto run = Run({"--help"});
+    const auto status = run->WaitForExit(kWaitTimeout);
+    EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+    const std::string help = ReadFile(stdout_path());
+    for (const char* flag : {"--config", "--grpc-port", "--port-file", "--check-config"}) {
+      EXPECT_NE(help.find(flag), std::string::npos) << flag << " missing from:\n" << help;
+    }
+  }
+}
+
+TEST_F(BinaryTest, UnknownFlagExitsNonZeroNamingIt) {
+  auto run = Run({"--no-such-flag"});
+  const auto status = run->WaitForExit(kWaitTimeout);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << DescribeStatus(status);
+  EXPECT_NE(ReadFile(stderr_path()).find("no-such-flag"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rayagg::test

@@ -1,0 +1,241 @@
+// The gRPC side of the whole daemon, driven by a real gRPC client: what
+// AddEvents answers for valid, empty, malformed and oversized requests, what
+// it counts, and that the daemon keeps serving after each of them.
+
+#include <google/protobuf/unknown_field_set.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/daemon_fixture.h"
+#include "support/json_compare.h"
+#include "support/sample_events.h"
+
+namespace rayagg::test {
+namespace {
+
+using ray::rpc::events::AddEventsRequest;
+
+class GrpcIngestTest : public DaemonTest {
+ protected:
+  // After any odd request the daemon must still take a normal one.
+  void ExpectStillServing() {
+    const std::vector<RayEvent> events = {TaskLifecycleEvent("still-serving", 0)};
+    const uint64_t accepted_before = harness().daemon().ingest_counters().accepted_events.load();
+    const grpc::Status status = harness().AddEvents(events);
+    EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+    EXPECT_EQ(harness().daemon().ingest_counters().accepted_events.load(), accepted_before + 1);
+  }
+};
+
+TEST_F(GrpcIngestTest, EmptyRequestAnswersOkWithAnEmptyReply) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  // Ray's readiness probe: an AddEventsRequest with nothing in it.
+  AddEventsReply reply;
+  reply.mutable_status()->set_code(42);  // must be overwritten by the empty reply
+  grpc::Status status = harness().AddEvents(AddEventsRequest(), &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FALSE(reply.has_status());
+  EXPECT_EQ(reply.ByteSizeLong(), 0u);
+
+  // The same on the wire: zero request bytes in, zero reply bytes out.
+  std::string reply_bytes = "not empty";
+  status = harness().AddEventsRaw("", &reply_bytes);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply_bytes, "");
+
+  // An events_data that is present but empty is still an empty request.
+  AddEventsRequest empty_data;
+  empty_data.mutable_events_data();
+  status = harness().AddEvents(empty_data);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  const IngestCounters& counters = harness().daemon().ingest_counters();
+  EXPECT_EQ(counters.requests.load(), 3u);
+  EXPECT_EQ(counters.received_events.load(), 0u);
+  EXPECT_EQ(counters.rejected_requests.load(), 0u);
+  EXPECT_EQ(harness().daemon().buffer_snapshot().appended_events, 0u);
+}
+
+TEST_F(GrpcIngestTest, ValidRequestIsInTheBufferWhenOkIsAnswered) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+  const std::vector<RayEvent> events = TaskLifecycleEvents(3, "valid");
+
+  AddEventsReply reply;
+  const grpc::Status status = harness().AddEvents(RequestOf(events), &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.ByteSizeLong(), 0u);
+
+  // No waiting: OK means the events were appended before the answer.
+  EXPECT_EQ(harness().daemon().buffer_snapshot().appended_events, 3u);
+  const IngestCounters& counters = harness().daemon().ingest_counters();
+  EXPECT_EQ(counters.requests.load(), 1u);
+  EXPECT_EQ(counters.received_events.load(), 3u);
+  EXPECT_EQ(counters.accepted_events.load(), 3u);
+  EXPECT_EQ(counters.rejected_requests.load(), 0u);
+  EXPECT_EQ(counters.refused_requests.load(), 0u);
+
+  ASSERT_TRUE(WaitForElements(server_, 3));
+  EXPECT_EQ(ElementsOf(server_.Requests()).size(), 3u);
+}
+
+TEST_F(GrpcIngestTest, DroppedTaskAttemptsAreCountedButNeverExported) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  const std::vector<RayEvent> events = TaskLifecycleEvents(2, "with-metadata");
+  AddEventsRequest request = RequestOf(events);
+  AddDroppedTaskAttempts(request, 5);
+  grpc::Status status = harness().AddEvents(request);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  // Metadata alone (a sender that only lost events) is accepted as well.
+  AddEventsRequest metadata_only;
+  AddDroppedTaskAttempts(metadata_only, 3);
+  status = harness().AddEvents(metadata_only);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  const IngestCounters& counters = harness().daemon().ingest_counters();
+  EXPECT_EQ(counters.sender_dropped_task_attempts.load(), 8u);
+  EXPECT_EQ(counters.received_events.load(), 2u);
+
+  // A sentinel sent last: once it arrived, whatever the earlier requests
+  // could have produced has arrived too (one sink delivers in order).
+  const RayEvent sentinel = TaskLifecycleEvent("sentinel", 0);
+  ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{sentinel}).ok());
+  ASSERT_TRUE(WaitForEvent(server_, sentinel));
+
+  const std::vector<ReceivedRequest> requests = server_.Requests();
+  std::set<std::string> ids;
+  for (const auto& element : ElementsOf(requests)) ids.insert(EventIdOf(element));
+  EXPECT_EQ(ids, (std::set<std::string>{JsonEventId(events[0]), JsonEventId(events[1]),
+                                        JsonEventId(sentinel)}));
+  for (const auto& received : requests) {
+    EXPECT_EQ(received.body.find("dropped-task"), std::string::npos) << received.body;
+    EXPECT_EQ(received.body.find("droppedTaskAttempts"), std::string::npos) << received.body;
+  }
+}
+
+TEST_F(GrpcIngestTest, MalformedPayloadsGetInvalidArgumentAndTheDaemonStaysUp) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  const std::string valid = RequestOf(TaskLifecycleEvents(2, "cut")).SerializeAsString();
+  // A valid request cut short inside its last event.
+  const std::string truncated = valid.substr(0, valid.size() - 3);
+  // events_data holding one "event" whose bytes are not a RayEvent:
+  // field 1 (event_id), length 5, but only 2 bytes follow inside the event.
+  const std::string bad_event = std::string("\x0a\x06\x0a\x04\x0a\x05\x01\x02", 8);
+  const std::vector<std::pair<std::string, std::string>> payloads = {
+      {"varint tag that never ends", std::string(11, '\xff')},
+      {"invalid wire type 7", std::string("\x0f\x00", 2)},
+      {"truncated request", truncated},
+      {"event that is not a RayEvent", bad_event},
+      {"plain text", "this is not protobuf at all"},
+  };
+
+  uint64_t rejected = 0;
+  for (const auto& [what, payload] : payloads) {
+    SCOPED_TRACE(what);
+    const grpc::Status status = harness().AddEventsRaw(payload);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_EQ(harness().daemon().ingest_counters().rejected_requests.load(), ++rejected);
+    ExpectStillServing();
+  }
+  // A rejected request contributes nothing, not even the valid events in it.
+  EXPECT_EQ(harness().daemon().ingest_counters().accepted_events.load(), payloads.size());
+}
+
+TEST_F(GrpcIngestTest, RequestAboveTheConfiguredLimitGetsResourceExhausted) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
+  config.grpc.max_receive_message_bytes = 64 * 1024;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+
+  RayEvent big = TaskLifecycleEvent("big", 0);
+  big.set_message(std::string(100 * 1024, 'x'));
+  grpc::Status status = harness().AddEvents(std::vector<RayEvent>{big});
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_EQ(harness().daemon().ingest_counters().received_events.load(), 0u);
+  ExpectStillServing();
+
+  RayEvent fits = TaskLifecycleEvent("fits", 0);
+  fits.set_message(std::string(32 * 1024, 'y'));
+  status = harness().AddEvents(std::vector<RayEvent>{fits});
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+// A request whose serialized size is exactly `size` bytes.
+AddEventsRequest RequestOfExactSize(size_t size) {
+  RayEvent event = TaskLifecycleEvent("exact", 0);
+  AddEventsRequest request;
+  size_t padding = size;  // shrunk below; varint lengths make it converge in a few steps
+  for (int step = 0; step < 10; ++step) {
+    event.set_message(std::string(padding, 'p'));
+    request = RequestOf(std::vector<RayEvent>{event});
+    const size_t actual = request.ByteSizeLong();
+    if (actual == size) return request;
+    padding = padding + size - actual;
+  }
+  ADD_FAILURE() << "could not build a request of exactly " << size << " bytes";
+  return request;
+}
+
+TEST_F(GrpcIngestTest, DefaultReceiveLimitIsRaysTwentyMebibytes) {
+  constexpr size_t kLimit = 20 * 1024 * 1024;
+  ASSERT_EQ(Config().grpc.max_receive_message_bytes, kLimit);
+  // No sinks: the events are accepted and discarded, nothing is encoded.
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({})));
+
+  grpc::Status status = harness().AddEvents(RequestOfExactSize(kLimit));
+  EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  status = harness().AddEvents(RequestOfExactSize(kLimit + 1));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_EQ(harness().daemon().ingest_counters().accepted_events.load(), 1u);
+  ExpectStillServing();
+}
+
+TEST_F(GrpcIngestTest, UnknownFieldsAndEnumValuesPassThroughAsProtobufPrintsThem) {
+  // ALL also accepts event types this build does not know.
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  // A newer sender: a RayEvent field this schema lacks, on the envelope and
+  // inside the payload.
+  RayEvent unknown_field = TaskLifecycleEvent("unknown-field", 0);
+  unknown_field.GetReflection()->MutableUnknownFields(&unknown_field)->AddVarint(99, 12345);
+  unknown_field.GetReflection()
+      ->MutableUnknownFields(&unknown_field)
+      ->AddLengthDelimited(100, "future payload");
+  auto* payload = unknown_field.mutable_task_lifecycle_event();
+  payload->GetReflection()->MutableUnknownFields(payload)->AddFixed32(77, 7);
+
+  // An event type number unknown to this build (no payload we could know).
+  RayEvent unknown_type = TaskLifecycleEvent("unknown-type", 0);
+  unknown_type.clear_task_lifecycle_event();
+  unknown_type.set_event_type(static_cast<RayEvent::EventType>(77));
+
+  // A TaskStatus number unknown to this build inside a state transition.
+  RayEvent unknown_state =
+      TaskLifecycleEvent("unknown-state", 0, static_cast<ray::rpc::TaskStatus>(99));
+
+  const std::vector<RayEvent> events = {unknown_field, unknown_type, unknown_state};
+  const grpc::Status status = harness().AddEvents(events);
+  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  EXPECT_EQ(harness().daemon().ingest_counters().accepted_events.load(), 3u);
+  ASSERT_TRUE(WaitForElements(server_, 3));
+
+  const std::vector<nlohmann::json> elements = ElementsOf(server_.Requests());
+  ASSERT_EQ(elements.size(), 3u);
+  for (size_t i = 0; i < events.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(JsonEquivalent(elements[i], ParseJson(ProtobufPrinterJson(events[i]))));
+  }
+  // What the printer does with them, spelled out: unknown fields are left
+  // out, unknown enum values print as their numbers.
+  EXPECT_EQ(elements[0].dump().find("future payload"), std::string::npos);
+  EXPECT_EQ(elements[1].at("eventType"), 77);
+  EXPECT_EQ(elements[2].at("taskLifecycleEvent").at("stateTransitions").at(0).at("state"), 99);
+}
+
+}  // namespace
+}  // namespace rayagg::test

@@ -1,0 +1,141 @@
+// An endpoint that fails (503, connection reset, no answer, hang) still gets
+// every event once it recovers, and a hanging endpoint never slows ingest.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/daemon_fixture.h"
+#include "support/json_compare.h"
+#include "support/sample_events.h"
+
+namespace rayagg::test {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+std::set<std::string> IdsOf(const std::vector<RayEvent>& events) {
+  std::set<std::string> ids;
+  for (const auto& event : events) ids.insert(JsonEventId(event));
+  return ids;
+}
+
+std::set<std::string> IdsOf(const std::vector<nlohmann::json>& elements) {
+  std::set<std::string> ids;
+  for (const auto& element : elements) ids.insert(EventIdOf(element));
+  return ids;
+}
+
+class RetryTest : public DaemonTest {};
+
+TEST_F(RetryTest, ServiceUnavailableThreeTimesThenOkDeliversEverything) {
+  for (int i = 0; i < 3; ++i) server_.Enqueue(TestHttpServer::Respond{.status = 503});
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  const std::vector<RayEvent> events = TaskLifecycleEvents(10, "retried");
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(server_.WaitForRequests(4, kWaitTimeout));
+  const Sink& sink = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == events.size(); }));
+
+  const std::vector<ReceivedRequest> requests = server_.Requests();
+  ASSERT_EQ(requests.size(), 4u);
+  // Every attempt carried the same batch.
+  for (const ReceivedRequest& request : requests) EXPECT_EQ(request.body, requests[0].body);
+  const auto delivered = ElementsOf(requests, 3);
+  ASSERT_EQ(delivered.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_TRUE(JsonEquivalent(delivered[i], ParseJson(ProtobufPrinterJson(events[i]))));
+  }
+  EXPECT_EQ(sink.counters().failed_attempts.load(), 3u);
+  EXPECT_GE(sink.counters().retries.load(), 3u);
+  EXPECT_EQ(sink.counters().consecutive_failures.load(), 0u);
+  EXPECT_EQ(sink.counters().sent_batches.load(), 1u);
+  EXPECT_EQ(sink.drops().Total(), 0u);
+}
+
+TEST_F(RetryTest, ResetAndClosedConnectionsAreRetried) {
+  server_.Enqueue(TestHttpServer::Reset{});
+  server_.Enqueue(TestHttpServer::CloseWithoutResponse{});
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({FastHttpSink(server_.Url("/events"))})));
+
+  const std::vector<RayEvent> events = TaskLifecycleEvents(5, "reset");
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(server_.WaitForRequests(3, kWaitTimeout));
+  const Sink& sink = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == events.size(); }));
+
+  EXPECT_EQ(IdsOf(ElementsOf(server_.Requests(), 2)), IdsOf(events));
+  EXPECT_EQ(sink.counters().failed_attempts.load(), 2u);
+  EXPECT_GE(sink.counters().retries.load(), 2u);
+  EXPECT_EQ(sink.drops().Total(), 0u);
+}
+
+TEST_F(RetryTest, HangingEndpointNeverSlowsAddEvents) {
+  constexpr milliseconds kRequestTimeout{2000};
+  server_.Enqueue(TestHttpServer::Hang{});
+  SinkConfig sink_config = FastHttpSink(server_.Url("/events"));
+  sink_config.request_timeout = kRequestTimeout;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink_config})));
+
+  // The sink's first POST hangs; everything below happens while it does.
+  const std::vector<RayEvent> first = {TaskLifecycleEvent("first", 0)};
+  ASSERT_TRUE(harness().AddEvents(first).ok());
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+
+  std::vector<RayEvent> sent = first;
+  milliseconds slowest{0};
+  for (int i = 0; i < 50; ++i) {
+    const std::vector<RayEvent> events = {TaskLifecycleEvent("during-hang-" + std::to_string(i), 0)};
+    const auto started = steady_clock::now();
+    const grpc::Status status = harness().AddEvents(events, milliseconds(5000));
+    slowest = std::max(slowest, std::chrono::duration_cast<milliseconds>(steady_clock::now() - started));
+    ASSERT_TRUE(status.ok()) << "call " << i << ": " << status.error_code() << " "
+                             << status.error_message();
+    sent.push_back(events[0]);
+  }
+  // Far below the hang: ingest never waited for the sink.
+  EXPECT_LT(slowest, kRequestTimeout / 2);
+
+  // The hung attempt times out, is retried and the endpoint (now answering
+  // 200) gets every event; the hung request itself got no answer.
+  const Sink& sink = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == sent.size(); }));
+  EXPECT_EQ(IdsOf(ElementsOf(server_.Requests(), 1)), IdsOf(sent));
+  EXPECT_EQ(sink.counters().failed_attempts.load(), 1u);
+  EXPECT_EQ(sink.drops().Total(), 0u);
+}
+
+TEST_F(RetryTest, RetryLimitDropsTheBatchAndCountsItPerType) {
+  server_.SetDefaultBehavior(TestHttpServer::Respond{.status = 500});
+  SinkConfig sink_config = FastHttpSink(server_.Url("/events"));
+  sink_config.retry.max_retries = 2;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink_config})));
+
+  std::vector<RayEvent> events = TaskLifecycleEvents(3, "doomed");
+  events.push_back(TaskDefinitionEvent("doomed-definition", 0));
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  const Sink& sink = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return sink.drops().Total() == events.size(); }));
+
+  EXPECT_EQ(server_.RequestCount(), 3u);  // the first attempt and two retries
+  EXPECT_EQ(sink.counters().failed_attempts.load(), 3u);
+  EXPECT_EQ(sink.counters().retries.load(), 2u);
+  EXPECT_EQ(sink.counters().sent_events.load(), 0u);
+  const auto drops = sink.drops().Snapshot();
+  EXPECT_EQ(drops.at({DropReason::kRetriesExhausted, RayEvent::TASK_LIFECYCLE_EVENT}), 3u);
+  EXPECT_EQ(drops.at({DropReason::kRetriesExhausted, RayEvent::TASK_DEFINITION_EVENT}), 1u);
+
+  // The sink goes on with the next batch.
+  server_.SetDefaultBehavior(TestHttpServer::Respond{});
+  const RayEvent later = TaskLifecycleEvent("later", 0);
+  ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{later}).ok());
+  ASSERT_TRUE(WaitForEvent(server_, later));
+}
+
+}  // namespace
+}  // namespace rayagg::test
