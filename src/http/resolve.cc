@@ -30,6 +30,9 @@ asio::awaitable<ResolveResult> ResolveWithDeadline(asio::any_io_executor executo
   const asio::ip::address address = asio::ip::make_address(host, ec);
   if (!ec) co_return ResolveResult{{}, {tcp::endpoint(address, port)}};
 
+  if (std::chrono::steady_clock::now() >= deadline)
+    co_return ResolveResult{asio::error::timed_out, {}};
+
   auto race = std::make_shared<ResolveRace>(executor);
   race->deadline_timer.expires_at(deadline);
   race->resolver.async_resolve(
