@@ -1,5 +1,6 @@
 #include "http/http_client.h"
 
+#include <optional>
 #include <vector>
 
 #include "http/resolve.h"
@@ -16,6 +17,9 @@ error_code Normalize(error_code ec) {
   if (ec == beast::error::timeout) return asio::error::timed_out;
   return ec;
 }
+
+// Interim (1xx) responses tolerated before the final one.
+constexpr int kMaxInterimResponses = 8;
 
 // How a write or read fails on a connection the server closed while idle.
 bool IsStaleConnectionError(const error_code& ec) {
@@ -109,28 +113,34 @@ asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(
     co_return attempt;
   }
 
-  http::response_parser<http::string_body> parser;
-  parser.header_limit(kMaxResponseHeaderBytes);
-  parser.body_limit(kMaxResponseBodyBytes);
-  // Header first, then body: Beast 1.74's eager parsing (what async_read
-  // uses) loses the body_limit error of a Content-Length response whose first
-  // body bytes arrive together with the header, and reads the whole body.
-  co_await http::async_read_header(stream_, buffer_, parser,
-                                   asio::redirect_error(asio::use_awaitable, ec));
-  if (!ec && !parser.is_done()) {
-    co_await http::async_read(stream_, buffer_, parser,
-                              asio::redirect_error(asio::use_awaitable, ec));
+  // Interim 1xx responses are skipped (RFC 9110 §15.2: clients must accept
+  // them even unasked), a bounded number of them so a server cannot loop us.
+  std::optional<http::response_parser<http::string_body>> parser;
+  for (int interim = 0;; ++interim) {
+    parser.emplace();
+    parser->header_limit(kMaxResponseHeaderBytes);
+    parser->body_limit(kMaxResponseBodyBytes);
+    // Header first, then body: Beast 1.74's eager parsing (what async_read
+    // uses) loses the body_limit error of a Content-Length response whose first
+    // body bytes arrive together with the header, and reads the whole body.
+    co_await http::async_read_header(stream_, buffer_, *parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec && !parser->is_done()) {
+      co_await http::async_read(stream_, buffer_, *parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+    }
+    attempt.response_started = attempt.response_started || parser->got_some();
+    if (ec || parser->get().result_int() / 100 != 1 || interim == kMaxInterimResponses) break;
   }
   stream_.expires_never();
-  attempt.response_started = parser.got_some();
 
-  const bool truncated = ec == http::error::body_limit && parser.is_header_done();
+  const bool truncated = ec == http::error::body_limit && parser->is_header_done();
   if (ec && !truncated) {
     CloseSocket();
     attempt.result.error = Normalize(ec);
     co_return attempt;
   }
-  auto& message = parser.get();
+  auto& message = parser->get();
   HttpResponse& response = attempt.result.response;
   response.status = message.result_int();
   if (auto it = message.find(http::field::retry_after); it != message.end()) {

@@ -183,6 +183,11 @@ asio::awaitable<void> TestHttpServer::Serve(tcp::socket socket, size_t connectio
       keep_open = response.keep_alive() && !respond->close_after_response;
       co_await http::async_write(socket, response, asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
+    } else if (auto* raw = std::get_if<RawResponse>(&behavior)) {
+      keep_open = raw->keep_open;
+      co_await asio::async_write(socket, asio::buffer(raw->bytes),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
     } else if (std::holds_alternative<Hang>(behavior)) {
       // Drain until the client goes away or Stop() closes the socket.
       std::array<char, 4096> scratch;

@@ -1,6 +1,6 @@
 // A real HTTP/1.1 server on 127.0.0.1 (port chosen by the OS) for integration
 // tests: it records every request and answers each one with a scripted
-// behaviour (respond, hang, reset, close). It runs its own io_context on its
+// behaviour (respond, hang, reset, close, raw bytes). It runs its own io_context on its
 // own thread; every public method is thread-safe unless noted.
 #pragma once
 
@@ -64,7 +64,13 @@ struct Hang {};
 struct Reset {};
 // Reads the request, then closes gracefully (FIN) without answering.
 struct CloseWithoutResponse {};
-using Behavior = std::variant<Respond, Hang, Reset, CloseWithoutResponse>;
+// Writes `bytes` verbatim as the answer (interim 1xx responses, malformed or
+// oversized headers, ...), then closes the connection unless `keep_open`.
+struct RawResponse {
+  std::string bytes{};
+  bool keep_open = false;
+};
+using Behavior = std::variant<Respond, Hang, Reset, CloseWithoutResponse, RawResponse>;
 
 class TestHttpServer {
  public:
@@ -73,6 +79,7 @@ class TestHttpServer {
   using Hang = test::Hang;
   using Reset = test::Reset;
   using CloseWithoutResponse = test::CloseWithoutResponse;
+  using RawResponse = test::RawResponse;
   using Behavior = test::Behavior;
 
   static constexpr size_t kMaxRequestBodyBytes = 64 * 1024 * 1024;

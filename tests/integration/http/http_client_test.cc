@@ -271,6 +271,59 @@ TEST_F(HttpClientTest, BodyAtTheLimitIsNotTruncated) {
   EXPECT_EQ(result.response.body, body);
 }
 
+TEST_F(HttpClientTest, InterimResponsesAreSkipped) {
+  server_.Enqueue(
+      TestHttpServer::RawResponse{"HTTP/1.1 100 Continue\r\n\r\n"
+                                  "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+                                  "HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\n\r\nok",
+                                  /*keep_open=*/true});
+  auto client = MakeClient(server_.Url());
+
+  const HttpResult result = Post(*client, "[]");
+  ASSERT_FALSE(result.error) << result.error.message();
+  EXPECT_EQ(result.response.status, 202u);
+  EXPECT_EQ(result.response.body, "ok");
+
+  // The connection is still in sync: the next response parses cleanly.
+  const HttpResult next = Post(*client, "[]");
+  ASSERT_FALSE(next.error) << next.error.message();
+  EXPECT_EQ(next.response.status, 200u);
+  EXPECT_EQ(client->connections_opened(), 1u);
+}
+
+TEST_F(HttpClientTest, OversizedResponseHeaderIsAnError) {
+  server_.Enqueue(TestHttpServer::RawResponse{
+      "HTTP/1.1 200 OK\r\nX-Big: " + std::string(rayagg::kMaxResponseHeaderBytes, 'h') +
+      "\r\nContent-Length: 0\r\n\r\n"});
+  auto client = MakeClient(server_.Url());
+
+  const HttpResult result = Post(*client, "[]");
+  EXPECT_EQ(result.error, rayagg::http::error::header_limit) << result.error.message();
+}
+
+TEST_F(HttpClientTest, MalformedResponseIsAnError) {
+  server_.Enqueue(TestHttpServer::RawResponse{"SMTP ready\r\n\r\n"});
+  auto client = MakeClient(server_.Url());
+
+  const HttpResult result = Post(*client, "[]");
+  EXPECT_TRUE(result.error);
+  EXPECT_NE(result.error, asio::error::timed_out) << result.error.message();
+  // The client recovers on a new connection.
+  EXPECT_FALSE(Post(*client, "[]").error);
+  EXPECT_EQ(client->connections_opened(), 2u);
+}
+
+TEST_F(HttpClientTest, ResponseWithoutLengthIsReadToEof) {
+  server_.Enqueue(TestHttpServer::RawResponse{"HTTP/1.1 200 OK\r\n\r\nuntil close"});
+  auto client = MakeClient(server_.Url());
+
+  const HttpResult result = Post(*client, "[]");
+  ASSERT_FALSE(result.error) << result.error.message();
+  EXPECT_EQ(result.response.body, "until close");
+  EXPECT_FALSE(Post(*client, "[]").error);
+  EXPECT_EQ(client->connections_opened(), 2u);
+}
+
 TEST_F(HttpClientTest, ConnectionRefusedFailsQuickly) {
   uint16_t port = 0;
   {
