@@ -63,7 +63,7 @@ asio::awaitable<HttpResult> HttpClient::Post(std::string body, HttpHeaders extra
   const bool reused = connected_;
   Attempt attempt = co_await Exchange(*request, deadline, close_generation);
   if (attempt.result.error && reused && !attempt.response_started &&
-      IsStaleConnectionError(attempt.result.error)) {
+      IsStaleConnectionError(attempt.result.error) && close_generation == close_generation_) {
     attempt = co_await Exchange(*request, deadline, close_generation);
   }
   in_flight_ = false;

@@ -53,7 +53,9 @@ class HttpClient {
 
   // Sends one POST of `body` to the URL's target; one call at a time per
   // client (an overlapping call fails with asio::error::already_started).
-  // Never throws for network failures: they are in HttpResult::error.
+  // Never throws for network failures: they are in HttpResult::error. An
+  // invalid extra header (see BuildPostRequest) fails with
+  // asio::error::invalid_argument before anything is sent.
   // Reuses the kept-alive connection when there is one. When a request on a
   // reused connection fails before any response byte arrived with EOF, reset
   // or broken pipe (the server closed an idle connection), it is retried once
