@@ -3,6 +3,11 @@
 function(rayagg_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wnon-virtual-dtor -Woverloaded-virtual -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # g++ 12 at -O2 reports a false -Wmismatched-new-delete on Asio's coroutine
+    # frame allocator (GCC PR 109224).
+    target_compile_options(${target} PRIVATE -Wno-mismatched-new-delete)
+  endif()
   if(RAYAGG_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
