@@ -4,7 +4,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "config/text.h"
+#include "common/text.h"
 
 namespace rayagg {
 

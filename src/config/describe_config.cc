@@ -5,8 +5,8 @@
 
 #include "config/event_type_list.h"
 #include "config/load_config.h"
-#include "config/sink_url.h"
-#include "config/text.h"
+#include "common/sink_url.h"
+#include "common/text.h"
 #include "config/units.h"
 
 namespace rayagg {

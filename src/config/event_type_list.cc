@@ -1,7 +1,7 @@
 #include "config/event_type_list.h"
 
 #include "common/event_type_names.h"
-#include "config/text.h"
+#include "common/text.h"
 
 namespace rayagg {
 

@@ -8,7 +8,7 @@
 
 #include "config/problems.h"
 #include "config/ray_environment.h"
-#include "config/text.h"
+#include "common/text.h"
 #include "config/validate_config.h"
 
 namespace rayagg {

@@ -1,6 +1,6 @@
 #include "config/problems.h"
 
-#include "config/text.h"
+#include "common/text.h"
 
 namespace rayagg {
 

@@ -7,8 +7,8 @@
 #include <span>
 
 #include "config/event_type_list.h"
-#include "config/sink_url.h"
-#include "config/text.h"
+#include "common/sink_url.h"
+#include "common/text.h"
 #include "config/units.h"
 
 namespace rayagg {

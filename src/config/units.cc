@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "config/text.h"
+#include "common/text.h"
 
 namespace rayagg {
 

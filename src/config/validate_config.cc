@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "config/sink_url.h"
-#include "config/text.h"
+#include "common/sink_url.h"
+#include "common/text.h"
 #include "config/units.h"
 
 namespace rayagg {

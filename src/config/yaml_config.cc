@@ -8,7 +8,7 @@
 #include "config/load_config.h"
 #include "config/problems.h"
 #include "config/ray_environment.h"
-#include "config/text.h"
+#include "common/text.h"
 #include "config/units.h"
 #include "config/validate_config.h"
 #include "config/yaml_reader.h"

@@ -7,7 +7,7 @@
 
 #include "common/event_type_names.h"
 #include "config/event_type_list.h"
-#include "config/text.h"
+#include "common/text.h"
 #include "config/units.h"
 
 namespace rayagg {

@@ -11,7 +11,7 @@
 
 #include "common/asio.h"
 #include "http/request.h"
-#include "http/url.h"
+#include "common/url.h"
 
 namespace rayagg {
 

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/asio.h"
-#include "http/url.h"
+#include "common/url.h"
 
 namespace rayagg {
 

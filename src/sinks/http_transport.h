@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "http/http_client.h"
-#include "http/url.h"
+#include "common/url.h"
 #include "sinks/batch_transport.h"
 
 namespace rayagg {

@@ -1,5 +1,6 @@
 #include "sinks/sink_factory.h"
 
+#include "common/sink_url.h"
 #include "sinks/file_transport.h"
 #include "sinks/http_transport.h"
 
@@ -8,20 +9,18 @@ namespace rayagg {
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
                                                const SinkConfig& config, EventLog& log,
                                                spdlog::logger& logger) {
+  // Config validation has already accepted the URL; this is the same parser.
+  absl::StatusOr<SinkUrl> sink_url = ParseSinkUrl(config.url);
+  if (!sink_url.ok()) {
+    return absl::InvalidArgumentError("sink " + config.name + ": " +
+                                      std::string(sink_url.status().message()));
+  }
   std::unique_ptr<BatchTransport> transport;
-  constexpr std::string_view kFileScheme = "file://";
-  if (config.url.starts_with(kFileScheme)) {
-    transport = std::make_unique<FileTransport>(config.url.substr(kFileScheme.size()));
+  if (sink_url->kind == SinkUrl::Kind::kFile) {
+    transport = std::make_unique<FileTransport>(sink_url->path);
   } else {
     absl::StatusOr<Url> url = ParseUrl(config.url);
-    if (!url.ok()) {
-      return absl::InvalidArgumentError("sink " + config.name + ": " +
-                                        std::string(url.status().message()));
-    }
-    if (url->scheme != "http") {
-      return absl::InvalidArgumentError("sink " + config.name + ": scheme " + url->scheme +
-                                        " is not supported yet");
-    }
+    if (!url.ok()) return url.status();
     transport = std::make_unique<HttpTransport>(executor, *url, config.request_timeout);
   }
   auto encoder = MakeProtobufJsonEncoder(

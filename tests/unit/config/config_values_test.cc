@@ -7,7 +7,7 @@
 
 #include "config/event_type_list.h"
 #include "config/ray_environment.h"
-#include "config/sink_url.h"
+#include "common/sink_url.h"
 #include "config/units.h"
 #include "config_test_util.h"
 

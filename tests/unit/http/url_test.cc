@@ -1,4 +1,4 @@
-#include "http/url.h"
+#include "common/url.h"
 
 #include <gtest/gtest.h>
 

@@ -28,4 +28,8 @@ struct Url {
 // cannot appear in a request line.
 absl::StatusOr<Url> ParseUrl(std::string_view text);
 
+// The URL with any "user:password@" replaced by "***@", for log lines and
+// error messages.
+std::string RedactUrl(std::string_view url);
+
 }  // namespace rayagg

@@ -1,6 +1,6 @@
 // The destinations a sink URL may name, checked at load time so a sink
 // never starts with an address it cannot use. The http:// rules match
-// src/http/url.h (ParseUrl), which the HTTP sink uses at run time.
+// common/url.h (ParseUrl), which the HTTP sink uses at run time.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/url.h"
 
 namespace rayagg {
 
@@ -28,9 +29,5 @@ struct SinkUrl {
 // so. User info ("user:pass@") is refused: credentials do not belong in a
 // URL that is logged.
 absl::StatusOr<SinkUrl> ParseSinkUrl(std::string_view url);
-
-// The URL with any "user:password@" replaced by "***@", for log lines about
-// URLs that were refused.
-std::string RedactUrl(std::string_view url);
 
 }  // namespace rayagg

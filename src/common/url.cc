@@ -1,14 +1,16 @@
-#include "http/url.h"
+#include "common/url.h"
 
 #include <cctype>
 
 #include "absl/status/status.h"
+#include "common/text.h"
 
 namespace rayagg {
 namespace {
 
+// Quotes the URL with any credentials masked: URLs end up in logs.
 absl::Status UrlError(std::string_view text, std::string_view what) {
-  return absl::InvalidArgumentError(std::string(what) + ": '" + std::string(text) + "'");
+  return absl::InvalidArgumentError(std::string(what) + ": '" + RedactUrl(text) + "'");
 }
 
 bool IsHostnameChar(char c) {
@@ -26,13 +28,19 @@ bool IsTargetChar(char c) {
   return u > 0x20 && u != 0x7f;
 }
 
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
+
+std::string RedactUrl(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const size_t authority_begin = scheme_end + 3;
+  const size_t authority_end = url.find_first_of("/?#", authority_begin);
+  const std::string_view authority = url.substr(authority_begin, authority_end - authority_begin);
+  const size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return std::string(url);
+  return std::string(url.substr(0, authority_begin)) + "***@" +
+         std::string(url.substr(authority_begin + at + 1));
+}
 
 absl::StatusOr<Url> ParseUrl(std::string_view text) {
   const size_t scheme_end = text.find("://");
@@ -40,7 +48,7 @@ absl::StatusOr<Url> ParseUrl(std::string_view text) {
     return UrlError(text, "URL must start with http:// or https://");
   }
   Url url;
-  url.scheme = ToLower(text.substr(0, scheme_end));
+  url.scheme = strings::ToLower(text.substr(0, scheme_end));
   if (url.scheme == "http") {
     url.port = 80;
   } else if (url.scheme == "https") {
@@ -84,7 +92,9 @@ absl::StatusOr<Url> ParseUrl(std::string_view text) {
       if (!IsHostnameChar(c)) return UrlError(text, "invalid character in URL host");
     }
   }
-  if (host.empty()) return UrlError(text, "URL has no host");
+  if (host.empty()) {
+    return UrlError(text, "http URL needs a host, e.g. http://collector:8080/events");
+  }
   url.host = std::string(host);
 
   if (!after_host.empty()) {
