@@ -4,9 +4,10 @@ function(rayagg_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wnon-virtual-dtor -Woverloaded-virtual -Wimplicit-fallthrough)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    # g++ 12 at -O2 reports a false -Wmismatched-new-delete on Asio's coroutine
-    # frame allocator (GCC PR 109224).
-    target_compile_options(${target} PRIVATE -Wno-mismatched-new-delete)
+    # False positives of g++ 12 at -O2 and above: -Wmismatched-new-delete on
+    # Asio's coroutine frame allocator (GCC PR 109224) and -Wrestrict inside
+    # libstdc++'s std::string operator+ (GCC PR 105651).
+    target_compile_options(${target} PRIVATE -Wno-mismatched-new-delete -Wno-restrict)
   endif()
   if(RAYAGG_WERROR)
     target_compile_options(${target} PRIVATE -Werror)

@@ -76,12 +76,14 @@ void YamlReader::Map(const YAML::Node& node, const std::string& path,
   }
   std::set<std::string, std::less<>> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& key_node = it->first;
+    // A copy: yaml-cpp's iterator returns a temporary proxy, so a reference
+    // to it->first would dangle.
+    const YAML::Node key_node = it->first;
     if (!key_node.IsScalar()) {
       Fail(key_node, path.empty() ? std::string("(top level)") : path, "keys must be plain names");
       continue;
     }
-    const std::string& key = key_node.Scalar();
+    const std::string key = key_node.Scalar();
     const std::string key_path = ChildPath(path, key);
     if (!seen.insert(key).second) {
       Fail(key_node, key_path, "duplicate key");
