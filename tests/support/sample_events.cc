@@ -533,6 +533,22 @@ std::vector<RayEvent> OneEventOfEveryType() {
   return result;
 }
 
+std::vector<RayEvent> MinimalEventOfEveryType() {
+  std::vector<RayEvent> result;
+  for (int type = kFirstEventType; type <= kLastEventType; ++type) {
+    RayEvent event;
+    event.set_event_id(NextEventId());
+    event.set_event_type(static_cast<RayEvent::EventType>(type));
+    // RayEvent field numbers of the payloads: types 1-10 are fields 8-17,
+    // types 11-20 fields 19-28 (18 is node_id).
+    const int payload_field = type <= 10 ? type + 7 : type + 8;
+    const auto* field = RayEvent::descriptor()->FindFieldByNumber(payload_field);
+    event.GetReflection()->MutableMessage(&event, field);  // present, empty
+    result.push_back(std::move(event));
+  }
+  return result;
+}
+
 std::vector<RayEvent> EventsSettingEveryField() {
   std::vector<RayEvent> result = OneEventOfEveryType();
   for (int variant = 1; variant < 3; ++variant) {

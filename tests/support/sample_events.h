@@ -35,6 +35,11 @@ std::vector<RayEvent> OneEventOfEveryType();
 // together they set every field reachable from AddEventsRequest.
 std::vector<RayEvent> EventsSettingEveryField();
 
+// One RayEvent for each EventType 1..20 with only event_id and event_type set
+// and its payload present but empty: every other field prints only because
+// of always_print_primitive_fields, so these check that option per type.
+std::vector<RayEvent> MinimalEventOfEveryType();
+
 // A small TASK_LIFECYCLE_EVENT (one state transition) for `task_id` and
 // `attempt`, with a full envelope.
 RayEvent TaskLifecycleEvent(std::string task_id, int attempt,

@@ -341,7 +341,10 @@ TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
 
-TEST_F(BinaryTest, SigtermFlushesBufferedEventsBeforeExit) {
+// SIGTERM (how Ray and Kubernetes stop it) and SIGINT (Ctrl-C) both drain.
+class StopSignalTest : public BinaryTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(StopSignalTest, FlushesBufferedEventsBeforeExit) {
   // Nothing leaves before the signal: a batch window of a minute, room for all.
   auto daemon = Run({"--config",
                      Config(SinkConfigYaml("    batch: {max_events: 100000, flush_interval: 60s}\n",
@@ -360,7 +363,7 @@ TEST_F(BinaryTest, SigtermFlushesBufferedEventsBeforeExit) {
   ASSERT_EQ(server_.RequestCount(), 0u) << "the batch window should still be open";
 
   const auto signalled = steady_clock::now();
-  daemon->Signal(SIGTERM);
+  daemon->Signal(GetParam());
   const auto status = daemon->WaitForExit(milliseconds(5000));
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
   EXPECT_LT(steady_clock::now() - signalled, std::chrono::seconds(3));
@@ -373,6 +376,11 @@ TEST_F(BinaryTest, SigtermFlushesBufferedEventsBeforeExit) {
         << RayEvent::EventType_Name(events[i].event_type());
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGTERM, SIGINT),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == SIGTERM ? "Sigterm" : "Sigint";
+                         });
 
 TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {
   server_.SetDefaultBehavior(TestHttpServer::Hang{});

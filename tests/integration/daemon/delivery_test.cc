@@ -72,8 +72,11 @@ TEST_P(EveryEventTypeTest, ArrivesExactlyAsProtobufPrintsIt) {
   sink.preserve_proto_field_names = preserve_proto_field_names;
   ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink})));
 
-  // Every type 1..20, plus the other oneof members: every field is set somewhere.
-  const std::vector<RayEvent> events = EventsSettingEveryField();
+  // Every type 1..20, plus the other oneof members: every field is set
+  // somewhere; then every type again with its payload empty, where the
+  // fields print only because of always_print_primitive_fields.
+  std::vector<RayEvent> events = EventsSettingEveryField();
+  for (RayEvent& event : MinimalEventOfEveryType()) events.push_back(std::move(event));
   const grpc::Status status = harness().AddEvents(events);
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_TRUE(WaitForElements(server_, events.size()));
@@ -97,6 +100,13 @@ TEST_P(EveryEventTypeTest, ArrivesExactlyAsProtobufPrintsIt) {
     types.insert(events[i].event_type());
   }
   EXPECT_EQ(types.size(), 20u);
+  // The empty payloads really print their default fields (no vacuous check).
+  const nlohmann::json& minimal_task_lifecycle = elements[elements.size() - 19];
+  EXPECT_EQ(minimal_task_lifecycle.at(preserve_proto_field_names ? "task_lifecycle_event"
+                                                                 : "taskLifecycleEvent")
+                .at(preserve_proto_field_names ? "task_attempt" : "taskAttempt"),
+            0)
+      << minimal_task_lifecycle.dump();
   // The key style is the one asked for, visibly (not just equal to the oracle).
   const char* id_key = preserve_proto_field_names ? "event_id" : "eventId";
   EXPECT_TRUE(elements.front().contains(id_key)) << elements.front().dump();
