@@ -75,8 +75,10 @@ void Daemon::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
   if (grpc_server_) {
-    // Reactions finish at once, so a short grace period is plenty.
-    grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    // Reactions finish at once, so a short grace period is plenty. gRPC waits
+    // out the whole period while any client keeps an idle channel open (Ray's
+    // senders always do), so it also delays every shutdown: keep it short.
+    grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
   }
   const auto drain_timeout = config_.shutdown.drain_timeout;
   const auto deadline = Sink::Clock::now() + drain_timeout;
