@@ -23,7 +23,7 @@ absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
     if (!url.ok()) return url.status();
     transport = std::make_unique<HttpTransport>(executor, *url, config.request_timeout);
   }
-  auto encoder = MakeProtobufJsonEncoder(
+  auto encoder = MakeFastJsonEncoder(
       JsonOptions{.preserve_proto_field_names = config.preserve_proto_field_names});
   return std::make_unique<Sink>(std::move(executor), config, log, std::move(transport),
                                 std::move(encoder), logger);

@@ -1,0 +1,57 @@
+// The differential check shared by the unit tests and the fuzzer: encode one
+// serialized RayEvent with our encoder and with protobuf's printer, parse both
+// and compare. Header-only so the fuzz target can use it without gtest.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "json/event_json_encoder.h"
+
+namespace rayagg::testing {
+
+struct EncoderPair {
+  explicit EncoderPair(JsonOptions options)
+      : ours(MakeFastJsonEncoder(options)), oracle(MakeProtobufJsonEncoder(options)) {}
+  std::unique_ptr<EventJsonEncoder> ours;
+  std::unique_ptr<EventJsonEncoder> oracle;
+};
+
+// Returns a description of the difference, or nullopt when both encoders
+// agree: both fail, or both succeed with JSON values that compare equal
+// (nlohmann::json: object key order ignored, numbers compared by value —
+// doubles exactly; 64-bit integers are strings on both sides).
+inline std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_view bytes) {
+  // A non-empty prefix checks that each encoder appends and, on error,
+  // leaves the buffer as it was.
+  const std::string prefix = "[{\"x\":1},";
+  std::string ours = prefix;
+  std::string oracle;
+  const absl::Status ours_status = pair.ours->AppendEvent(bytes, ours);
+  const absl::Status oracle_status = pair.oracle->AppendEvent(bytes, oracle);
+  if (ours.compare(0, prefix.size(), prefix) != 0) return "our encoder clobbered the prefix";
+  if (ours_status.ok() != oracle_status.ok()) {
+    return "status differs: ours=" + ours_status.ToString() +
+           " protobuf=" + oracle_status.ToString() + "\nours: " + ours.substr(prefix.size()) +
+           "\nprotobuf: " + oracle;
+  }
+  if (!ours_status.ok()) {
+    if (ours != prefix) return "our encoder failed but left output behind";
+    return std::nullopt;
+  }
+  const std::string_view ours_json = std::string_view(ours).substr(prefix.size());
+  nlohmann::json a = nlohmann::json::parse(ours_json, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json b = nlohmann::json::parse(oracle, nullptr, /*allow_exceptions=*/false);
+  if (a.is_discarded()) return "our output is not valid JSON: " + std::string(ours_json);
+  if (b.is_discarded()) return "protobuf's output is not valid JSON: " + oracle;
+  if (a != b) {
+    return "JSON differs\nours:     " + std::string(ours_json) + "\nprotobuf: " + oracle +
+           "\npatch (protobuf -> ours): " + nlohmann::json::diff(b, a).dump();
+  }
+  return std::nullopt;
+}
+
+}  // namespace rayagg::testing
