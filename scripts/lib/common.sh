@@ -40,5 +40,6 @@ build_preset() {
   shift
   log "configuring and building preset '$preset'"
   cmake --preset "$preset" -S "$ROOT" >/dev/null
-  cmake --build --preset "$preset" -j "$(cpu_jobs)" "$@"
+  # Build output goes to stderr: scripts/run keeps stdout for the console sink.
+  cmake --build --preset "$preset" -j "$(cpu_jobs)" "$@" >&2
 }
