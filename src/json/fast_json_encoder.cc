@@ -16,6 +16,8 @@
 #include "json/event_json_encoder.h"
 #include "json/json_writer.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
+#include "src/ray/protobuf/public/events_task_definition_event.pb.h"
+#include "src/ray/protobuf/public/events_task_lifecycle_event.pb.h"
 
 // protobuf 3.21 keeps map iteration through reflection (MapBegin/MapEnd)
 // private; reading a map field as a repeated field instead makes protobuf
@@ -88,9 +90,18 @@ struct FieldPlan {
   Kind map_key_kind = Kind::kString;
 };
 
+struct MessageJsonWriterImpl;
+using SpecialFn = bool (*)(MessageJsonWriterImpl&, const MessagePlan&, const pb::Message&,
+                           std::string&);
+
 struct MessagePlan {
   const pb::Descriptor* descriptor = nullptr;
   std::vector<FieldPlan> fields;
+  // Hand-specialized encoder over the generated class (see kSpecials), used
+  // when the root message is a generated one; nullptr: reflection.
+  SpecialFn special = nullptr;
+  // The generated class's reflection, to recognize generated roots.
+  const pb::Reflection* generated_reflection = nullptr;
   const pb::FieldDescriptor* ts_seconds = nullptr;  // Timestamp only
   const pb::FieldDescriptor* ts_nanos = nullptr;
 };
@@ -119,10 +130,10 @@ bool IsUnsupportedWellKnown(const pb::Descriptor* descriptor) {
          descriptor->full_name() != "google.protobuf.Timestamp";
 }
 
-}  // namespace
+SpecialFn FindSpecial(const pb::Descriptor* descriptor);
 
-struct MessageJsonWriter::Impl {
-  explicit Impl(JsonOptions opts) : options(opts) {}
+struct MessageJsonWriterImpl {
+  explicit MessageJsonWriterImpl(JsonOptions opts) : options(opts) {}
 
   JsonOptions options;
   std::unordered_map<const pb::Descriptor*, std::unique_ptr<MessagePlan>> plans;
@@ -130,6 +141,10 @@ struct MessageJsonWriter::Impl {
   std::unordered_map<const pb::Descriptor*, bool> supported;
   std::string scratch;  // GetStringReference's fallback; unused by generated messages
   const char* error = nullptr;
+  // Whether the message being encoded is of generated classes (so the
+  // specialized encoders may downcast).
+  bool generated = false;
+  bool use_specials = true;
 
   bool CheckSupported(const pb::Descriptor* descriptor) {
     auto [it, inserted] = supported.try_emplace(descriptor, true);
@@ -177,6 +192,11 @@ struct MessageJsonWriter::Impl {
     slot = std::make_unique<MessagePlan>();
     MessagePlan* plan = slot.get();  // stable: recursion may rehash `plans`
     plan->descriptor = descriptor;
+    if (const pb::Message* prototype =
+            pb::MessageFactory::generated_factory()->GetPrototype(descriptor)) {
+      plan->generated_reflection = prototype->GetReflection();
+    }
+    plan->special = use_specials ? FindSpecial(descriptor) : nullptr;
     if (descriptor->full_name() == "google.protobuf.Timestamp") {
       plan->ts_seconds = descriptor->FindFieldByNumber(1);
       plan->ts_nanos = descriptor->FindFieldByNumber(2);
@@ -409,7 +429,9 @@ struct MessageJsonWriter::Impl {
     return true;
   }
 
-  bool AppendMessage(const MessagePlan& plan, pb::Message& m, std::string& out) {
+  bool AppendMessage(const MessagePlan& plan, const pb::Message& cm, std::string& out) {
+    if (plan.special != nullptr && generated) return plan.special(*this, plan, cm, out);
+    auto& m = const_cast<pb::Message&>(cm);  // map iteration needs it; not modified
     const pb::Reflection* r = m.GetReflection();
     out.push_back('{');
     size_t skip = 1;  // the first key has no comma
@@ -432,8 +454,18 @@ struct MessageJsonWriter::Impl {
   }
 };
 
-MessageJsonWriter::MessageJsonWriter(JsonOptions options)
-    : impl_(std::make_unique<Impl>(options)) {}
+#include "json/specialized_encoders.inc"
+
+}  // namespace
+
+struct MessageJsonWriter::Impl : MessageJsonWriterImpl {
+  using MessageJsonWriterImpl::MessageJsonWriterImpl;
+};
+
+MessageJsonWriter::MessageJsonWriter(JsonOptions options, bool specialize)
+    : impl_(std::make_unique<Impl>(options)) {
+  impl_->use_specials = specialize;
+}
 
 MessageJsonWriter::~MessageJsonWriter() = default;
 
@@ -449,6 +481,8 @@ absl::Status MessageJsonWriter::Append(pb::Message& message, std::string& out) {
   }
   const MessagePlan& plan = *impl_->PlanFor(descriptor);
   const size_t start = out.size();
+  impl_->generated = plan.generated_reflection != nullptr &&
+                     message.GetReflection() == plan.generated_reflection;
   bool ok = plan.ts_seconds != nullptr ? impl_->AppendTimestamp(plan, message, out)
                                        : impl_->AppendMessage(plan, message, out);
   if (!ok) {
@@ -463,7 +497,7 @@ namespace {
 class FastJsonEncoder final : public EventJsonEncoder {
  public:
   FastJsonEncoder(JsonOptions options, FastJsonEncoderTuning tuning)
-      : writer_(options), tuning_(tuning) {
+      : writer_(options, tuning.specialized), tuning_(tuning) {
     if (tuning_.parse_on_arena) {
       arena_block_.resize(64 * 1024);
       pb::ArenaOptions arena_options;

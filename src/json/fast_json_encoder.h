@@ -23,6 +23,9 @@ struct FastJsonEncoderTuning {
   // Parse each event on an arena reset per event (instead of Clear() on one
   // reused message). Kept for the benchmark comparison.
   bool parse_on_arena = false;
+  // Hand-specialized encoders over the generated classes for the hottest
+  // messages (RayEvent, task definition/lifecycle); false: reflection only.
+  bool specialized = true;
 };
 
 std::unique_ptr<EventJsonEncoder> MakeFastJsonEncoder(JsonOptions options,
@@ -34,7 +37,9 @@ std::unique_ptr<EventJsonEncoder> MakeFastJsonEncoder(JsonOptions options,
 // instance is not thread-safe.
 class MessageJsonWriter {
  public:
-  explicit MessageJsonWriter(JsonOptions options);
+  // `specialize`: use the hand-specialized encoders for generated messages
+  // (specialized_encoders.inc) where they apply.
+  explicit MessageJsonWriter(JsonOptions options, bool specialize = true);
   ~MessageJsonWriter();
   MessageJsonWriter(const MessageJsonWriter&) = delete;
   MessageJsonWriter& operator=(const MessageJsonWriter&) = delete;

@@ -10,13 +10,17 @@
 #include <string_view>
 
 #include "json/event_json_encoder.h"
+#include "json/fast_json_encoder.h"
 
 namespace rayagg::testing {
 
 struct EncoderPair {
   explicit EncoderPair(JsonOptions options)
-      : ours(MakeFastJsonEncoder(options)), oracle(MakeProtobufJsonEncoder(options)) {}
-  std::unique_ptr<EventJsonEncoder> ours;
+      : ours(MakeFastJsonEncoder(options)),
+        ours_reflection_only(MakeFastJsonEncoder(options, {.specialized = false})),
+        oracle(MakeProtobufJsonEncoder(options)) {}
+  std::unique_ptr<EventJsonEncoder> ours;                  // the default
+  std::unique_ptr<EventJsonEncoder> ours_reflection_only;  // no specialized encoders
   std::unique_ptr<EventJsonEncoder> oracle;
 };
 
@@ -24,14 +28,15 @@ struct EncoderPair {
 // agree: both fail, or both succeed with JSON values that compare equal
 // (nlohmann::json: object key order ignored, numbers compared by value —
 // doubles exactly; 64-bit integers are strings on both sides).
-inline std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_view bytes) {
+inline std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder, EventJsonEncoder& oracle_encoder,
+                                              std::string_view bytes) {
   // A non-empty prefix checks that each encoder appends and, on error,
   // leaves the buffer as it was.
   const std::string prefix = "[{\"x\":1},";
   std::string ours = prefix;
   std::string oracle;
-  const absl::Status ours_status = pair.ours->AppendEvent(bytes, ours);
-  const absl::Status oracle_status = pair.oracle->AppendEvent(bytes, oracle);
+  const absl::Status ours_status = encoder.AppendEvent(bytes, ours);
+  const absl::Status oracle_status = oracle_encoder.AppendEvent(bytes, oracle);
   if (ours.compare(0, prefix.size(), prefix) != 0) return "our encoder clobbered the prefix";
   if (ours_status.ok() != oracle_status.ok()) {
     return "status differs: ours=" + ours_status.ToString() +
@@ -50,6 +55,14 @@ inline std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_vi
   if (a != b) {
     return "JSON differs\nours:     " + std::string(ours_json) + "\nprotobuf: " + oracle +
            "\npatch (protobuf -> ours): " + nlohmann::json::diff(b, a).dump();
+  }
+  return std::nullopt;
+}
+
+inline std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_view bytes) {
+  if (auto diff = DiffEncoder(*pair.ours, *pair.oracle, bytes)) return "[specialized] " + *diff;
+  if (auto diff = DiffEncoder(*pair.ours_reflection_only, *pair.oracle, bytes)) {
+    return "[reflection only] " + *diff;
   }
   return std::nullopt;
 }

@@ -25,7 +25,7 @@ uint64_t SeedFromEnv() {
 
 int EventsFromEnv() {
   if (const char* env = std::getenv("RAYAGG_JSON_EVENTS")) return std::atoi(env);
-  return 3000;
+  return 2000;
 }
 
 // Every field reachable from RayEvent, for the coverage check.
