@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -75,6 +76,21 @@ void RunDifferential(bool preserve_names) {
 
 TEST(JsonDifferentialTest, CamelCaseNames) { RunDifferential(false); }
 TEST(JsonDifferentialTest, PreservedNames) { RunDifferential(true); }
+
+// With RAYAGG_JSON_CORPUS_DIR set, writes random serialized events there as a
+// seed corpus for tests/fuzz/json_differential_fuzz.
+TEST(JsonDifferentialTest, WriteFuzzCorpusWhenAsked) {
+  const char* dir = std::getenv("RAYAGG_JSON_CORPUS_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "RAYAGG_JSON_CORPUS_DIR not set";
+  testing::RandomMessageFiller filler(1);
+  filler.max_depth = 3;
+  for (int i = 0; i < 200; ++i) {
+    RayEvent event;
+    filler.Fill(event);
+    std::ofstream(std::string(dir) + "/seed_" + std::to_string(i), std::ios::binary)
+        << event.SerializeAsString();
+  }
+}
 
 TEST(JsonDifferentialTest, DefaultEventPrintsEveryFieldWithoutPresence) {
   auto encoder = MakeFastJsonEncoder({});
