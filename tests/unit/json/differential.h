@@ -17,10 +17,10 @@ namespace rayagg::testing {
 struct EncoderPair {
   explicit EncoderPair(JsonOptions options)
       : ours(MakeFastJsonEncoder(options)),
-        ours_reflection_only(MakeFastJsonEncoder(options, {.specialized = false})),
+        ours_reflection_only(MakeFastJsonEncoder(options, {.parse_on_arena = false, .specialized = false})),
         oracle(MakeProtobufJsonEncoder(options)) {}
   std::unique_ptr<EventJsonEncoder> ours;                  // the default
-  std::unique_ptr<EventJsonEncoder> ours_reflection_only;  // no specialized encoders
+  std::unique_ptr<EventJsonEncoder> ours_reflection_only;  // no specializations, no arena
   std::unique_ptr<EventJsonEncoder> oracle;
 };
 
