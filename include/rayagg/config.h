@@ -29,6 +29,12 @@ struct GrpcConfig {
 struct BufferConfig {
   uint64_t max_events = 100'000;             // Ray G3 default (MAX_EVENT_BUFFER_SIZE)
   uint64_t max_bytes = 256ull * 1024 * 1024;  // serialized event bytes held
+  // Merge events of one entity while no sink has read the earlier one
+  // (docs/COALESCING.md).
+  bool coalesce = true;
+  // How many recent event ids are remembered to drop re-sent duplicates;
+  // 0 turns dedup off. About 24 bytes of memory per id.
+  uint64_t dedup_window_events = 100'000;
 };
 
 // `sinks[i].batch:`

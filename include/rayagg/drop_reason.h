@@ -12,6 +12,8 @@ enum class DropReason {
   kEncodeError,        // could not be converted to JSON (never expected)
   kRetriesExhausted,   // the sink gave up after its retry limit
   kShutdown,           // still undelivered when the drain deadline passed
+  kDuplicate,          // event_id seen within the dedup window (a sender's re-send);
+                       // counted once by the event log, not per sink
 };
 
 constexpr std::string_view DropReasonName(DropReason reason) {
@@ -21,6 +23,7 @@ constexpr std::string_view DropReasonName(DropReason reason) {
     case DropReason::kEncodeError: return "encode_error";
     case DropReason::kRetriesExhausted: return "retries_exhausted";
     case DropReason::kShutdown: return "shutdown";
+    case DropReason::kDuplicate: return "duplicate";
   }
   return "unknown";
 }

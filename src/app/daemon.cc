@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "merge/ray_event_merger.h"
 #include "sinks/sink_factory.h"
 
 namespace rayagg {
@@ -19,7 +20,10 @@ unsigned AllowedCpuCount() {
 Daemon::Daemon(Config config, std::shared_ptr<spdlog::logger> logger)
     : config_(std::move(config)),
       logger_(std::move(logger)),
-      log_(EventLog::Limits{config_.buffer.max_events, config_.buffer.max_bytes}) {}
+      log_(EventLog::Limits{config_.buffer.max_events, config_.buffer.max_bytes},
+           EventLog::Options{
+               .dedup_window_events = config_.buffer.dedup_window_events,
+               .merger = config_.buffer.coalesce ? std::make_unique<RayEventMerger>() : nullptr}) {}
 
 Daemon::~Daemon() { Stop(); }
 

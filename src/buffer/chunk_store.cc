@@ -22,6 +22,7 @@ const char* ChunkStore::Store(std::string_view bytes, uint64_t sequence) {
   char* destination = chunk.data.get() + chunk.used;
   if (!bytes.empty()) std::memcpy(destination, bytes.data(), bytes.size());
   chunk.used += bytes.size();
+  used_bytes_ += bytes.size();
   chunk.last_sequence = sequence;
   return destination;
 }
@@ -29,6 +30,7 @@ const char* ChunkStore::Store(std::string_view bytes, uint64_t sequence) {
 void ChunkStore::ReleaseThrough(uint64_t sequence) {
   while (!chunks_.empty() && chunks_.front().last_sequence <= sequence) {
     reserved_bytes_ -= chunks_.front().capacity;
+    used_bytes_ -= chunks_.front().used;
     chunks_.pop_front();
   }
 }

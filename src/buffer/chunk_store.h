@@ -30,6 +30,9 @@ class ChunkStore {
   // Bytes of memory held by chunks (capacity, not just payload).
   size_t reserved_bytes() const { return reserved_bytes_; }
   size_t chunk_count() const { return chunks_.size(); }
+  // Bytes stored in live chunks, including copies the caller no longer uses.
+  size_t used_bytes() const { return used_bytes_; }
+  size_t chunk_bytes() const { return chunk_bytes_; }
 
  private:
   struct Chunk {
@@ -42,6 +45,7 @@ class ChunkStore {
   const size_t chunk_bytes_;
   std::deque<Chunk> chunks_;
   size_t reserved_bytes_ = 0;
+  size_t used_bytes_ = 0;
 };
 
 }  // namespace rayagg

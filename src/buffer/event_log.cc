@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace rayagg {
 
-EventLog::EventLog(Limits limits, size_t chunk_bytes) : limits_(limits), chunks_(chunk_bytes) {}
+EventLog::EventLog(Limits limits) : EventLog(limits, Options{}) {}
+
+EventLog::EventLog(Limits limits, Options options, size_t chunk_bytes)
+    : limits_(limits),
+      merger_(std::move(options.merger)),
+      empty_id_hash_(HashEventId({})),
+      dedup_(static_cast<size_t>(options.dedup_window_events)),
+      chunks_(chunk_bytes) {}
 
 EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& drops,
                                        std::function<void()> on_available) {
@@ -33,6 +41,13 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
     appended_events_ += events.size();
     std::vector<bool> notify(cursors_.size(), false);
     for (const IncomingEvent& event : events) {
+      // Dedup before the size check: a re-sent event is a duplicate whatever
+      // its size. Only accepted events enter the window.
+      const bool has_id = event.event_id_hash != 0 && event.event_id_hash != empty_id_hash_;
+      if (has_id && dedup_.Contains(event.event_id_hash)) {
+        ++deduplicated_events_;
+        continue;
+      }
       if (event.bytes.size() > limits_.max_bytes ||
           event.bytes.size() > std::numeric_limits<uint32_t>::max()) {
         for (auto& cursor : cursors_) {
@@ -42,6 +57,11 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
         }
         continue;
       }
+      if (has_id) dedup_.Remember(event.event_id_hash);
+      for (size_t i = 0; i < cursors_.size(); ++i) {
+        if (cursors_[i]->accepts.Accepts(event.event_type)) notify[i] = true;
+      }
+      if (TryCoalesce(event)) continue;
       while (!entries_.empty() && (entries_.size() + 1 > limits_.max_events ||
                                    held_bytes_ + event.bytes.size() > limits_.max_bytes)) {
         EvictOldest();
@@ -49,10 +69,10 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
       const uint64_t sequence = head_sequence_ + entries_.size();
       const char* data = chunks_.Store(event.bytes, sequence);
       entries_.push_back(Entry{data, static_cast<uint32_t>(event.bytes.size()), event.event_type,
-                               event.event_id_hash, event.entity_key});
+                               event.entity_key, 1});
       held_bytes_ += event.bytes.size();
-      for (size_t i = 0; i < cursors_.size(); ++i) {
-        if (cursors_[i]->accepts.Accepts(event.event_type)) notify[i] = true;
+      if (merger_ != nullptr && event.entity_key != 0) {
+        newest_by_entity_[event.entity_key] = sequence;
       }
     }
     ReleaseRead();
@@ -65,20 +85,73 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
   return absl::OkStatus();
 }
 
+bool EventLog::UnreadByAll(uint64_t sequence, int32_t event_type) const {
+  for (const auto& cursor : cursors_) {
+    // A removed cursor accepts nothing.
+    if (cursor->accepts.Accepts(event_type) && cursor->next_sequence > sequence) return false;
+  }
+  return true;
+}
+
+bool EventLog::TryCoalesce(const IncomingEvent& event) {
+  if (merger_ == nullptr || event.entity_key == 0) return false;
+  const auto it = newest_by_entity_.find(event.entity_key);
+  if (it == newest_by_entity_.end()) return false;
+  const uint64_t sequence = it->second;
+  Entry& target = entries_[sequence - head_sequence_];
+  // Keys include the payload kind, but a malformed event could carry a
+  // payload that does not match its type: never merge across types. A
+  // cursor that has read the entry (or was added after it, and so would
+  // never see it) would miss what is merged in.
+  if (target.event_type != event.event_type || !UnreadByAll(sequence, event.event_type) ||
+      target.event_count == std::numeric_limits<uint32_t>::max()) {
+    return false;
+  }
+  if (!merger_->Merge(std::string_view(target.data, target.size), event.bytes, merged_)) {
+    return false;
+  }
+  // The superseded copy stays in its chunk until that chunk is freed. Cap
+  // such garbage: past ~max_bytes of it, events are appended unmerged (and
+  // eviction frees chunks from the head) so memory stays bounded.
+  const uint64_t held_after = held_bytes_ - target.size + merged_.size();
+  if (merged_.size() > std::numeric_limits<uint32_t>::max() || held_after > limits_.max_bytes ||
+      chunks_.used_bytes() + merged_.size() > 2 * limits_.max_bytes + chunks_.chunk_bytes()) {
+    return false;
+  }
+  // Stored under the newest sequence held (>= the target's): chunks are
+  // released by sequence, so these bytes live at least as long as the entry.
+  const uint64_t newest = head_sequence_ + entries_.size() - 1;
+  target.data = chunks_.Store(merged_, newest);
+  target.size = static_cast<uint32_t>(merged_.size());
+  ++target.event_count;
+  held_bytes_ = held_after;
+  ++coalesced_events_;
+  return true;
+}
+
+void EventLog::PopFront() {
+  const Entry& front = entries_.front();
+  held_bytes_ -= front.size;
+  if (front.entity_key != 0 && merger_ != nullptr) {
+    const auto it = newest_by_entity_.find(front.entity_key);
+    if (it != newest_by_entity_.end() && it->second == head_sequence_) newest_by_entity_.erase(it);
+  }
+  entries_.pop_front();
+  ++head_sequence_;
+}
+
 void EventLog::EvictOldest() {
   const Entry& oldest = entries_.front();
   for (auto& cursor : cursors_) {
     if (!cursor->removed && cursor->next_sequence <= head_sequence_) {
       if (cursor->accepts.Accepts(oldest.event_type)) {
-        cursor->drops->Add(DropReason::kOverflow, oldest.event_type);
+        cursor->drops->Add(DropReason::kOverflow, oldest.event_type, oldest.event_count);
       }
       cursor->next_sequence = head_sequence_ + 1;
     }
   }
-  held_bytes_ -= oldest.size;
   chunks_.ReleaseThrough(head_sequence_);
-  entries_.pop_front();
-  ++head_sequence_;
+  PopFront();
 }
 
 void EventLog::ReleaseRead() {
@@ -87,11 +160,7 @@ void EventLog::ReleaseRead() {
     if (!cursor->removed) min_cursor = std::min(min_cursor, cursor->next_sequence);
   }
   if (min_cursor == head_sequence_) return;
-  while (head_sequence_ < min_cursor) {
-    held_bytes_ -= entries_.front().size;
-    entries_.pop_front();
-    ++head_sequence_;
-  }
+  while (head_sequence_ < min_cursor) PopFront();
   chunks_.ReleaseThrough(head_sequence_ - 1);
 }
 
@@ -128,7 +197,8 @@ bool EventLog::HasUnread(CursorId cursor_id) const {
 
 EventLog::Snapshot EventLog::GetSnapshot() const {
   absl::MutexLock lock(&mutex_);
-  return Snapshot{entries_.size(), held_bytes_, chunks_.reserved_bytes(), appended_events_};
+  return Snapshot{entries_.size(),  held_bytes_,          chunks_.reserved_bytes(),
+                  appended_events_, deduplicated_events_, coalesced_events_};
 }
 
 }  // namespace rayagg

@@ -7,8 +7,13 @@
 // per sink that had not read it and accepts its type (Ray's drop-oldest).
 // An event is freed as soon as every cursor has passed it.
 //
-// Seams for later work: dedup (event_id_hash) and coalescing (entity_key) are
-// carried in every header; Append is the one place they will act.
+// Append is where dedup and coalescing act (docs/COALESCING.md):
+// - Dedup: an event whose id hash is in the DedupWindow is dropped and
+//   counted once (deduplicated_events), not per sink.
+// - Coalescing: an event is merged (by the injected EventMerger) into the
+//   newest entry of the same entity and type while no cursor that accepts
+//   that type has read the entry. It only ever acts on entries already held,
+//   so it never delays delivery.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +29,10 @@
 #include "buffer/chunk_store.h"
 #include "buffer/event_batch.h"
 #include "rayagg/drop_counters.h"
+#include "absl/container/flat_hash_map.h"
+#include "buffer/dedup_window.h"
 #include "rayagg/event_appender.h"
+#include "rayagg/event_merger.h"
 #include "rayagg/event_type_filter.h"
 
 namespace rayagg {
@@ -35,16 +43,27 @@ class EventLog final : public EventAppender {
     uint64_t max_events;
     uint64_t max_bytes;
   };
+  struct Options {
+    // Ids remembered for dedup; 0 turns dedup off.
+    uint64_t dedup_window_events = 0;
+    // Merges events of one entity; null turns coalescing off.
+    std::unique_ptr<EventMerger> merger;
+  };
   using CursorId = size_t;
 
   struct Snapshot {
-    uint64_t held_events = 0;
-    uint64_t held_bytes = 0;      // serialized event bytes
-    uint64_t reserved_bytes = 0;  // chunk memory, including slack
-    uint64_t appended_events = 0;
+    uint64_t held_events = 0;     // entries; a merged entry counts once
+    uint64_t held_bytes = 0;      // serialized event bytes (merged sizes)
+    uint64_t reserved_bytes = 0;  // chunk memory, including slack and superseded copies
+    uint64_t appended_events = 0;  // received: every event passed to Append
+    uint64_t deduplicated_events = 0;  // dropped as duplicates (reason "duplicate")
+    uint64_t coalesced_events = 0;     // merged into an earlier entry
   };
 
-  explicit EventLog(Limits limits, size_t chunk_bytes = ChunkStore::kDefaultChunkBytes);
+  // Without options: no dedup, no coalescing. (Not a default argument: g++
+  // rejects a nested aggregate with member initializers there.)
+  explicit EventLog(Limits limits);
+  EventLog(Limits limits, Options options, size_t chunk_bytes = ChunkStore::kDefaultChunkBytes);
 
   // Registers a reader. It starts at the newest end: it sees events appended
   // from now on. `on_available` is called (outside the lock, on the appending
@@ -71,13 +90,18 @@ class EventLog final : public EventAppender {
   Snapshot GetSnapshot() const;
 
  private:
+  // The per-event header: 32 bytes. The id hash lives in the dedup window
+  // only, which makes room for the count of original events merged here.
   struct Entry {
     const char* data;
     uint32_t size;
     int32_t event_type;
-    uint64_t event_id_hash;
     uint64_t entity_key;
+    // Received events this entry stands for (1 + events merged into it), so
+    // an eviction counts as many drops as events it loses.
+    uint32_t event_count;
   };
+  static_assert(sizeof(Entry) == 32);
   struct Cursor {
     EventTypeFilter accepts;
     DropCounters* drops;
@@ -86,18 +110,37 @@ class EventLog final : public EventAppender {
     bool removed = false;
   };
 
+  // Merges `event` into the newest entry of its entity if that entry is
+  // still unread by every cursor accepting its type and the result fits.
+  // Returns whether it did (then `event` needs no entry of its own).
+  bool TryCoalesce(const IncomingEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool UnreadByAll(uint64_t sequence, int32_t event_type) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Pops the head entry (bookkeeping shared by eviction and release).
+  void PopFront() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void EvictOldest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Frees entries every cursor has passed.
   void ReleaseRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   const Entry& EntryAt(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const Limits limits_;
+  const std::unique_ptr<EventMerger> merger_;
+  // What ingest's hash of an empty event_id is: such events have no identity
+  // to deduplicate by.
+  const uint64_t empty_id_hash_;
   mutable absl::Mutex mutex_;
+  DedupWindow dedup_ ABSL_GUARDED_BY(mutex_);
+  // entity_key -> sequence of that entity's newest entry (maybe already read:
+  // checked at merge time). At most one key per held entry.
+  absl::flat_hash_map<uint64_t, uint64_t> newest_by_entity_ ABSL_GUARDED_BY(mutex_);
+  std::string merged_ ABSL_GUARDED_BY(mutex_);  // scratch for merges
   ChunkStore chunks_ ABSL_GUARDED_BY(mutex_);
   std::deque<Entry> entries_ ABSL_GUARDED_BY(mutex_);
   uint64_t head_sequence_ ABSL_GUARDED_BY(mutex_) = 0;  // sequence of entries_.front()
   uint64_t held_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t appended_events_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t deduplicated_events_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t coalesced_events_ ABSL_GUARDED_BY(mutex_) = 0;
   // unique_ptr keeps each Cursor's address stable for callbacks.
   std::vector<std::unique_ptr<Cursor>> cursors_ ABSL_GUARDED_BY(mutex_);
 };

@@ -80,6 +80,10 @@ void ValidateConfig(const Config& config, Problems& problems) {
   if (config.buffer.max_bytes < kMinBufferBytes) {
     problems.Add("buffer.max_bytes", strings::Cat("must be >= ", FormatByteSize(kMinBufferBytes)));
   }
+  if (config.buffer.dedup_window_events > kMaxDedupWindowEvents) {
+    problems.Add("buffer.dedup_window_events",
+                 strings::Cat("must be from 0 to ", kMaxDedupWindowEvents));
+  }
   std::map<std::string, size_t, std::less<>> first_index_by_name;
   for (size_t i = 0; i < config.sinks.size(); ++i) {
     const std::string path = strings::Cat("sinks[", i, "]");

@@ -15,6 +15,8 @@ namespace rayagg {
 
 inline constexpr uint64_t kMinBatchBytes = 1024;
 inline constexpr uint64_t kMinBufferBytes = 1024;
+// The dedup window costs ~24 bytes per id; 100M ids (~2.4GB) is a sane ceiling.
+inline constexpr uint64_t kMaxDedupWindowEvents = 100'000'000;
 inline constexpr uint64_t kMinGrpcMessageBytes = 1024;
 // gRPC keeps message limits in an int.
 inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;

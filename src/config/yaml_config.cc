@@ -35,8 +35,13 @@ void ReadBuffer(YamlReader& r, const Node& node, const Path& path, BufferConfig&
   r.Map(node, path,
         {{"max_events",
           [&](const Node& v, const Path& p) { r.Uint(v, p, 1, kNoMax, buffer.max_events); }},
-         {"max_bytes", [&](const Node& v, const Path& p) {
+         {"max_bytes",
+          [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, kMinBufferBytes, kNoMax, buffer.max_bytes);
+          }},
+         {"coalesce", [&](const Node& v, const Path& p) { r.Bool(v, p, buffer.coalesce); }},
+         {"dedup_window_events", [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 0, kMaxDedupWindowEvents, buffer.dedup_window_events);
           }}});
 }
 

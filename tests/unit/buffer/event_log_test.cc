@@ -166,5 +166,185 @@ TEST(EventLogTest, RequestIsInsertedAtomicallyWithRespectToReaders) {
   EXPECT_EQ(total, kRequests * 10u);
 }
 
+// Joins payloads with '+', so tests can see exactly what was merged.
+class JoiningMerger final : public EventMerger {
+ public:
+  bool Merge(std::string_view earlier, std::string_view later, std::string& merged) override {
+    if (later == "unmergeable") return false;
+    merged = std::string(earlier) + "+" + std::string(later);
+    return true;
+  }
+};
+
+EventLog::Options Coalescing(uint64_t dedup_window = 100) {
+  return EventLog::Options{.dedup_window_events = dedup_window,
+                           .merger = std::make_unique<JoiningMerger>()};
+}
+
+IncomingEvent Event(const std::string& bytes, int32_t type, uint64_t id, uint64_t entity) {
+  return IncomingEvent{bytes, type, id, entity};
+}
+
+TEST(EventLogDedupTest, DropsAnIdSeenWithinTheWindowAndCountsItOnce) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 2, .merger = nullptr});
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string a = "a", b = "b", c = "c";
+  std::vector<IncomingEvent> first = {Event(a, 1, 11, 0), Event(a, 1, 11, 0), Event(b, 1, 12, 0)};
+  ASSERT_TRUE(log.Append(first).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"a", "b"}));
+  // 11 is still in a window of 2; after 13 it is forgotten.
+  std::vector<IncomingEvent> second = {Event(a, 1, 11, 0), Event(c, 1, 13, 0), Event(a, 1, 11, 0)};
+  ASSERT_TRUE(log.Append(second).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(log.GetSnapshot().deduplicated_events, 2u);
+  EXPECT_EQ(log.GetSnapshot().appended_events, 6u);
+  EXPECT_EQ(drops.Total(), 0u);  // not a per-sink drop
+}
+
+TEST(EventLogDedupTest, EventsWithoutAnIdAreNeverDeduplicated) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 100, .merger = nullptr});
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string a = "a";
+  std::vector<IncomingEvent> events = {Event(a, 1, 0, 0), Event(a, 1, 0, 0),
+                                       Event(a, 1, HashEventId(""), 0),
+                                       Event(a, 1, HashEventId(""), 0)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ(ReadAll(log, cursor).size(), 4u);
+  EXPECT_EQ(log.GetSnapshot().deduplicated_events, 0u);
+}
+
+TEST(EventLogDedupTest, WindowOfZeroKeepsEverything) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 0, .merger = nullptr});
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string a = "a";
+  std::vector<IncomingEvent> events = {Event(a, 1, 7, 0), Event(a, 1, 7, 0)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ(ReadAll(log, cursor).size(), 2u);
+}
+
+TEST(EventLogCoalesceTest, MergesWhileUnreadAndNotAfterwards) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string l1 = "l1", l2 = "l2", l3 = "l3", other = "x";
+  std::vector<IncomingEvent> first = {Event(l1, kTaskLifecycle, 1, 42),
+                                      Event(other, kTaskLifecycle, 2, 43),
+                                      Event(l2, kTaskLifecycle, 3, 42)};
+  ASSERT_TRUE(log.Append(first).ok());
+  EXPECT_EQ(log.GetSnapshot().held_events, 2u);
+  EXPECT_EQ(log.GetSnapshot().held_bytes, 6u);  // "l1+l2" and "x"
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"l1+l2", "x"}));
+  // Read: a later event of the same entity is a new entry.
+  std::vector<IncomingEvent> second = {Event(l3, kTaskLifecycle, 4, 42)};
+  ASSERT_TRUE(log.Append(second).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"l3"}));
+  EXPECT_EQ(log.GetSnapshot().coalesced_events, 1u);
+}
+
+TEST(EventLogCoalesceTest, AnyCursorAcceptingTheTypeHavingReadItPreventsMerging) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters fast_drops, slow_drops, other_drops;
+  auto fast = log.AddCursor(EventTypeFilter::All(), fast_drops, nullptr);
+  auto slow = log.AddCursor(EventTypeFilter::All(), slow_drops, nullptr);
+  // Reads past everything, but never accepts lifecycle events: irrelevant.
+  auto other = log.AddCursor(EventTypeFilter::Of({kTaskProfile}), other_drops, nullptr);
+  const std::string l1 = "l1", l2 = "l2";
+  std::vector<IncomingEvent> first = {Event(l1, kTaskLifecycle, 1, 42)};
+  ASSERT_TRUE(log.Append(first).ok());
+  EXPECT_TRUE(ReadAll(log, other).empty());
+  EXPECT_EQ(ReadAll(log, fast), (std::vector<std::string>{"l1"}));
+  std::vector<IncomingEvent> second = {Event(l2, kTaskLifecycle, 2, 42)};
+  ASSERT_TRUE(log.Append(second).ok());
+  EXPECT_EQ(ReadAll(log, slow), (std::vector<std::string>{"l1", "l2"}));
+  EXPECT_EQ(log.GetSnapshot().coalesced_events, 0u);
+}
+
+TEST(EventLogCoalesceTest, ACursorAddedAfterTheEntryPreventsMerging) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters old_drops, new_drops;
+  auto old_cursor = log.AddCursor(EventTypeFilter::All(), old_drops, nullptr);
+  const std::string l1 = "l1", l2 = "l2";
+  std::vector<IncomingEvent> first = {Event(l1, kTaskLifecycle, 1, 42)};
+  ASSERT_TRUE(log.Append(first).ok());
+  auto new_cursor = log.AddCursor(EventTypeFilter::All(), new_drops, nullptr);
+  std::vector<IncomingEvent> second = {Event(l2, kTaskLifecycle, 2, 42)};
+  ASSERT_TRUE(log.Append(second).ok());
+  EXPECT_EQ(ReadAll(log, new_cursor), (std::vector<std::string>{"l2"}));
+  EXPECT_EQ(ReadAll(log, old_cursor), (std::vector<std::string>{"l1", "l2"}));
+}
+
+TEST(EventLogCoalesceTest, NeverAcrossTypesOrForKeyZeroOrWhenTheMergerDeclines) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string a = "a", b = "b", p1 = "p1", p2 = "p2", bad = "unmergeable";
+  std::vector<IncomingEvent> events = {
+      Event(a, kTaskLifecycle, 1, 42), Event(b, kTaskDefinition, 2, 42),  // same key, other type
+      Event(p1, 15, 3, 0), Event(p2, 15, 4, 0),                          // platform: key 0
+      Event(bad, kTaskDefinition, 5, 42)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"a", "b", "p1", "p2", "unmergeable"}));
+}
+
+TEST(EventLogCoalesceTest, DuplicateOfAMergedAwayEventIsStillDropped) {
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string l1 = "l1", l2 = "l2";
+  std::vector<IncomingEvent> events = {Event(l1, kTaskLifecycle, 1, 42),
+                                       Event(l2, kTaskLifecycle, 2, 42),
+                                       Event(l2, kTaskLifecycle, 2, 42)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"l1+l2"}));
+  EXPECT_EQ(log.GetSnapshot().deduplicated_events, 1u);
+}
+
+TEST(EventLogCoalesceTest, EvictingAMergedEntryCountsEveryEventItHolds) {
+  EventLog log({.max_events = 1, .max_bytes = 1 << 20}, Coalescing());
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string l1 = "l1", l2 = "l2", l3 = "l3", d = "d";
+  std::vector<IncomingEvent> events = {
+      Event(l1, kTaskLifecycle, 1, 42), Event(l2, kTaskLifecycle, 2, 42),
+      Event(l3, kTaskLifecycle, 3, 42), Event(d, kTaskDefinition, 4, 7)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ((drops.Snapshot()[{DropReason::kOverflow, kTaskLifecycle}]), 3u);
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"d"}));
+}
+
+TEST(EventLogCoalesceTest, AMergeThatWouldExceedTheByteBoundAppendsInstead) {
+  EventLog log({.max_events = 100, .max_bytes = 8}, Coalescing());
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string l1 = "1111", l2 = "2222";
+  std::vector<IncomingEvent> events = {Event(l1, kTaskLifecycle, 1, 42),
+                                       Event(l2, kTaskLifecycle, 2, 42)};
+  ASSERT_TRUE(log.Append(events).ok());
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"1111", "2222"}));
+  EXPECT_EQ(drops.Total(), 0u);
+}
+
+TEST(EventLogCoalesceTest, SupersededCopiesAreFreedWithTheirChunks) {
+  // Small chunks, one entity merged many times, read now and then: memory
+  // must come back once everything is read.
+  EventLog log({.max_events = 100, .max_bytes = 4096}, Coalescing(0), /*chunk_bytes=*/256);
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string x = "xxxxxxxx";
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 10; ++i) {
+      std::vector<IncomingEvent> one = {Event(x, kTaskLifecycle, 0, 42)};
+      ASSERT_TRUE(log.Append(one).ok());
+    }
+    EXPECT_LE(log.GetSnapshot().reserved_bytes, 3 * 4096u + 256u);
+    ReadAll(log, cursor);
+  }
+  EXPECT_EQ(log.GetSnapshot().held_bytes, 0u);
+  EXPECT_EQ(drops.Total(), 0u);
+}
+
 }  // namespace
 }  // namespace rayagg

@@ -26,8 +26,8 @@ inline auto Fields(const GrpcConfig& c) {
   return std::tie(address, port, max_receive_message_bytes);
 }
 inline auto Fields(const BufferConfig& c) {
-  const auto& [max_events, max_bytes] = c;
-  return std::tie(max_events, max_bytes);
+  const auto& [max_events, max_bytes, coalesce, dedup_window_events] = c;
+  return std::tie(max_events, max_bytes, coalesce, dedup_window_events);
 }
 inline auto Fields(const BatchConfig& c) {
   const auto& [max_events, max_bytes, flush_interval] = c;

@@ -50,6 +50,8 @@ grpc:
 buffer:
   max_events: 5000
   max_bytes: 1GiB
+  coalesce: false
+  dedup_window_events: 0
 sinks:
   - name: vector
     url: http://vector:8686/ray
@@ -76,6 +78,8 @@ shutdown:
   EXPECT_EQ(config.grpc.max_receive_message_bytes, 64u << 20);
   EXPECT_EQ(config.buffer.max_events, 5000u);
   EXPECT_EQ(config.buffer.max_bytes, 1ull << 30);
+  EXPECT_FALSE(config.buffer.coalesce);
+  EXPECT_EQ(config.buffer.dedup_window_events, 0u);
   ASSERT_EQ(config.sinks.size(), 2u);
   const SinkConfig& vector = config.sinks[0];
   EXPECT_EQ(vector.name, "vector");
@@ -176,6 +180,9 @@ TEST(YamlConfigTest, QuotedNumbersAndBooleansAreAccepted) {
 TEST(YamlConfigTest, Ranges) {
   EXPECT_THAT(ErrorOf("buffer:\n  max_events: 0\n"),
               HasSubstr("buffer.max_events: must be an integer >= 1, got \"0\""));
+  EXPECT_THAT(ErrorOf("buffer:\n  dedup_window_events: 100000001\n"),
+              HasSubstr("buffer.dedup_window_events"));
+  EXPECT_THAT(ErrorOf("buffer:\n  coalesce: maybe\n"), HasSubstr("buffer.coalesce"));
   EXPECT_THAT(ErrorOf("buffer:\n  max_bytes: 1000\n"),
               HasSubstr("buffer.max_bytes: must be at least 1KiB"));
   EXPECT_THAT(ErrorOf("grpc:\n  port: 65536\n"),
