@@ -23,8 +23,8 @@ struct IncomingEvent {
   uint64_t entity_key = 0;
 };
 
-// The event_id hash ingest computes (ingest/event_keys.cc; a test pins the
-// two together). Within one process it is deterministic, which is all the
+// The event_id hash, used by ingest (ingest/event_keys.cc) and the event
+// log alike. Within one process it is deterministic, which is all the
 // dedup window needs: nothing hashed is persisted.
 inline uint64_t HashEventId(std::string_view event_id) {
   return absl::Hash<std::string_view>{}(event_id);

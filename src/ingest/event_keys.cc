@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "absl/hash/hash.h"
+#include "rayagg/incoming_event.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
 namespace rayagg {
@@ -89,7 +90,7 @@ uint64_t EntityKeyOf(const ray::rpc::events::RayEvent& e) {
 }  // namespace
 
 EventKeys KeysOf(const ray::rpc::events::RayEvent& event) {
-  const uint64_t id_hash = absl::Hash<std::string_view>{}(std::string_view(event.event_id()));
+  const uint64_t id_hash = HashEventId(event.event_id());
   return EventKeys{id_hash, EntityKeyOf(event)};
 }
 
