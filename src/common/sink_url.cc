@@ -17,9 +17,7 @@ absl::StatusOr<SinkUrl> ParseHttp(std::string_view url) {
   if (!http.ok()) return http.status();
   SinkUrl parsed;
   parsed.kind = SinkUrl::Kind::kHttp;
-  parsed.host = std::move(http->host);
-  parsed.port = http->port;
-  parsed.target = std::move(http->target);
+  parsed.http = *std::move(http);
   return parsed;
 }
 

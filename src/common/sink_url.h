@@ -1,6 +1,6 @@
 // The destinations a sink URL may name, checked at load time so a sink
-// never starts with an address it cannot use. The http:// rules match
-// common/url.h (ParseUrl), which the HTTP sink uses at run time.
+// never starts with an address it cannot use. http:// URLs are parsed by
+// common/url.h (ParseUrl) and the result is what the HTTP sink connects to.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +15,8 @@ namespace rayagg {
 struct SinkUrl {
   enum class Kind { kHttp, kFile };
   Kind kind = Kind::kHttp;
-  // kHttp: host without brackets ("::1" for "[::1]"), port (80 when absent)
-  // and the request target ("/" when the URL has no path), query included.
-  std::string host;
-  uint16_t port = 80;
-  std::string target;
+  // kHttp: the parsed endpoint, ready for the HTTP client.
+  Url http;
   // kFile: absolute path, e.g. "/dev/stdout".
   std::string path;
 };

@@ -19,9 +19,8 @@ absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
   if (sink_url->kind == SinkUrl::Kind::kFile) {
     transport = std::make_unique<FileTransport>(sink_url->path);
   } else {
-    absl::StatusOr<Url> url = ParseUrl(config.url);
-    if (!url.ok()) return url.status();
-    transport = std::make_unique<HttpTransport>(executor, *url, config.request_timeout);
+    transport =
+        std::make_unique<HttpTransport>(executor, std::move(sink_url->http), config.request_timeout);
   }
   auto encoder = MakeFastJsonEncoder(
       JsonOptions{.preserve_proto_field_names = config.preserve_proto_field_names});

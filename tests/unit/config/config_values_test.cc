@@ -106,20 +106,20 @@ TEST(SinkUrlTest, Http) {
   absl::StatusOr<SinkUrl> url = ParseSinkUrl("http://collector:8080/events?x=1");
   ASSERT_TRUE(url.ok()) << url.status();
   EXPECT_EQ(url->kind, SinkUrl::Kind::kHttp);
-  EXPECT_EQ(url->host, "collector");
-  EXPECT_EQ(url->port, 8080);
-  EXPECT_EQ(url->target, "/events?x=1");
+  EXPECT_EQ(url->http.host, "collector");
+  EXPECT_EQ(url->http.port, 8080);
+  EXPECT_EQ(url->http.target, "/events?x=1");
 
   url = ParseSinkUrl("http://127.0.0.1");
   ASSERT_TRUE(url.ok()) << url.status();
-  EXPECT_EQ(url->port, 80);
-  EXPECT_EQ(url->target, "/");
+  EXPECT_EQ(url->http.port, 80);
+  EXPECT_EQ(url->http.target, "/");
 
   url = ParseSinkUrl("HTTP://[::1]:9000?q");
   ASSERT_TRUE(url.ok()) << url.status();
-  EXPECT_EQ(url->host, "::1");
-  EXPECT_EQ(url->port, 9000);
-  EXPECT_EQ(url->target, "/?q");
+  EXPECT_EQ(url->http.host, "::1");
+  EXPECT_EQ(url->http.port, 9000);
+  EXPECT_EQ(url->http.target, "/?q");
 }
 
 TEST(SinkUrlTest, File) {
