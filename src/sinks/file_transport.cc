@@ -25,20 +25,21 @@ DeliveryOutcome FileTransport::Write(std::string_view body) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
     if (fd_ < 0) return DeliveryOutcome{false, std::string("open failed: ") + std::strerror(errno)};
   }
-  std::string line;
-  line.reserve(body.size() + 1);
-  line.append(body).push_back('\n');
-  size_t written = 0;
-  while (written < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string reason = std::string("write failed: ") + std::strerror(errno);
-      ::close(fd_);
-      fd_ = -1;
-      return DeliveryOutcome{false, reason};
+  // Body and newline are written separately: copying a batch of up to
+  // batch.max_bytes just to append one byte is not worth it.
+  for (std::string_view part : {body, std::string_view("\n")}) {
+    size_t written = 0;
+    while (written < part.size()) {
+      const ssize_t n = ::write(fd_, part.data() + written, part.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string reason = std::string("write failed: ") + std::strerror(errno);
+        ::close(fd_);
+        fd_ = -1;
+        return DeliveryOutcome{false, reason};
+      }
+      written += static_cast<size_t>(n);
     }
-    written += static_cast<size_t>(n);
   }
   return DeliveryOutcome{true, {}};
 }
