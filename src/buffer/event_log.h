@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "buffer/chunk_store.h"
+#include "buffer/dedup_window.h"
 #include "buffer/event_batch.h"
 #include "rayagg/drop_counters.h"
-#include "absl/container/flat_hash_map.h"
-#include "buffer/dedup_window.h"
 #include "rayagg/event_appender.h"
 #include "rayagg/event_merger.h"
 #include "rayagg/event_type_filter.h"
