@@ -1,7 +1,10 @@
 // The seam between the event log (pure bytes, no protobuf) and the code that
-// understands RayEvent well enough to merge two of them (src/merge/).
+// understands RayEvent well enough to merge events of one entity (src/merge/).
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -11,13 +14,16 @@ class EventMerger {
  public:
   virtual ~EventMerger() = default;
 
-  // Merges `later` into `earlier` (two serialized events of the same entity
-  // and type, `later` received after `earlier`) and writes the serialized
+  // Merges serialized events of one entity and type, in the order they were
+  // received (`parts[0]` first, at least two), and writes the serialized
   // result to `merged`. Returns false if they cannot be merged (for example
-  // one does not parse); the log then keeps them as separate events.
-  // The event log calls this under its lock, one call at a time, so an
-  // implementation may reuse scratch state without synchronization.
-  virtual bool Merge(std::string_view earlier, std::string_view later, std::string& merged) = 0;
+  // one does not parse); the caller then delivers them as separate events.
+  // One instance is used by one thread at a time, so an implementation may
+  // reuse scratch state without synchronization.
+  virtual bool Merge(std::span<const std::string_view> parts, std::string& merged) = 0;
 };
+
+// Makes one merger per reader (the event log asks for one per cursor).
+using EventMergerFactory = std::function<std::unique_ptr<EventMerger>()>;
 
 }  // namespace rayagg

@@ -23,7 +23,7 @@ Daemon::Daemon(Config config, std::shared_ptr<spdlog::logger> logger)
       log_(EventLog::Limits{config_.buffer.max_events, config_.buffer.max_bytes},
            EventLog::Options{
                .dedup_window_events = config_.buffer.dedup_window_events,
-               .merger = config_.buffer.coalesce ? std::make_unique<RayEventMerger>() : nullptr}) {}
+               .merger_factory = config_.buffer.coalesce ? RayEventMerger::Factory() : nullptr}) {}
 
 Daemon::~Daemon() { Stop(); }
 

@@ -10,7 +10,7 @@ EventLog::EventLog(Limits limits) : EventLog(limits, Options{}) {}
 
 EventLog::EventLog(Limits limits, Options options, size_t chunk_bytes)
     : limits_(limits),
-      merger_(std::move(options.merger)),
+      merger_factory_(std::move(options.merger_factory)),
       empty_id_hash_(HashEventId({})),
       dedup_(static_cast<size_t>(options.dedup_window_events)),
       chunks_(chunk_bytes) {}
@@ -20,7 +20,8 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
   absl::MutexLock lock(&mutex_);
   const uint64_t tail = head_sequence_ + entries_.size();
   cursors_.push_back(std::make_unique<Cursor>(
-      Cursor{accepts, &drops, std::move(on_available), tail}));
+      Cursor{accepts, &drops, std::move(on_available), tail,
+             merger_factory_ ? merger_factory_() : nullptr}));
   return cursors_.size() - 1;
 }
 
@@ -71,7 +72,7 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
       entries_.push_back(Entry{data, static_cast<uint32_t>(event.bytes.size()), event.event_type,
                                event.entity_key, 1});
       held_bytes_ += event.bytes.size();
-      if (merger_ != nullptr && event.entity_key != 0) {
+      if (merger_factory_ && event.entity_key != 0) {
         newest_by_entity_[event.entity_key] = sequence;
       }
     }
@@ -94,37 +95,32 @@ bool EventLog::UnreadByAll(uint64_t sequence, int32_t event_type) const {
 }
 
 bool EventLog::TryCoalesce(const IncomingEvent& event) {
-  if (merger_ == nullptr || event.entity_key == 0) return false;
+  if (!merger_factory_ || event.entity_key == 0) return false;
   const auto it = newest_by_entity_.find(event.entity_key);
   if (it == newest_by_entity_.end()) return false;
   const uint64_t sequence = it->second;
-  Entry& target = entries_[sequence - head_sequence_];
+  const Entry& target = EntryAt(sequence);
   // Keys include the payload kind, but a malformed event could carry a
   // payload that does not match its type: never merge across types. A
   // cursor that has read the entry (or was added after it, and so would
   // never see it) would miss what is merged in.
-  if (target.event_type != event.event_type || !UnreadByAll(sequence, event.event_type) ||
-      target.event_count == std::numeric_limits<uint32_t>::max()) {
+  if (target.event_type != event.event_type || target.event_count >= kMaxPartsPerEntry ||
+      !UnreadByAll(sequence, event.event_type)) {
     return false;
   }
-  if (!merger_->Merge(std::string_view(target.data, target.size), event.bytes, merged_)) {
-    return false;
+  // The part takes bytes like an append would: make room first. That may
+  // evict the target itself; then the event gets an entry of its own.
+  while (!entries_.empty() && held_bytes_ + event.bytes.size() > limits_.max_bytes) {
+    EvictOldest();
   }
-  // The superseded copy stays in its chunk until that chunk is freed. Cap
-  // such garbage: past ~max_bytes of it, events are appended unmerged (and
-  // eviction frees chunks from the head) so memory stays bounded.
-  const uint64_t held_after = held_bytes_ - target.size + merged_.size();
-  if (merged_.size() > std::numeric_limits<uint32_t>::max() || held_after > limits_.max_bytes ||
-      chunks_.used_bytes() + merged_.size() > 2 * limits_.max_bytes + chunks_.chunk_bytes()) {
-    return false;
-  }
+  if (sequence < head_sequence_) return false;
   // Stored under the newest sequence held (>= the target's): chunks are
   // released by sequence, so these bytes live at least as long as the entry.
   const uint64_t newest = head_sequence_ + entries_.size() - 1;
-  target.data = chunks_.Store(merged_, newest);
-  target.size = static_cast<uint32_t>(merged_.size());
-  ++target.event_count;
-  held_bytes_ = held_after;
+  const char* data = chunks_.Store(event.bytes, newest);
+  extra_parts_[sequence].emplace_back(data, event.bytes.size());
+  ++entries_[sequence - head_sequence_].event_count;
+  held_bytes_ += event.bytes.size();
   ++coalesced_events_;
   return true;
 }
@@ -132,7 +128,12 @@ bool EventLog::TryCoalesce(const IncomingEvent& event) {
 void EventLog::PopFront() {
   const Entry& front = entries_.front();
   held_bytes_ -= front.size;
-  if (front.entity_key != 0 && merger_ != nullptr) {
+  if (front.event_count > 1) {
+    const auto parts = extra_parts_.find(head_sequence_);
+    for (const std::string_view part : parts->second) held_bytes_ -= part.size();
+    extra_parts_.erase(parts);
+  }
+  if (front.entity_key != 0 && merger_factory_) {
     const auto it = newest_by_entity_.find(front.entity_key);
     if (it != newest_by_entity_.end() && it->second == head_sequence_) newest_by_entity_.erase(it);
   }
@@ -169,20 +170,37 @@ const EventLog::Entry& EventLog::EntryAt(uint64_t sequence) const {
 }
 
 size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
-  absl::MutexLock lock(&mutex_);
-  Cursor& cursor = *cursors_.at(cursor_id);
-  const uint64_t tail = head_sequence_ + entries_.size();
-  size_t added = 0;
-  while (added < max_events && cursor.next_sequence < tail) {
-    const Entry& entry = EntryAt(cursor.next_sequence);
-    if (cursor.accepts.Accepts(entry.event_type)) {
-      out.Add(entry.event_type, std::string_view(entry.data, entry.size));
-      ++added;
+  const size_t first = out.size();
+  size_t added = 0;  // entries read
+  bool has_parts = false;
+  Cursor* cursor = nullptr;
+  {
+    absl::MutexLock lock(&mutex_);
+    cursor = cursors_.at(cursor_id).get();
+    const uint64_t tail = head_sequence_ + entries_.size();
+    while (added < max_events && cursor->next_sequence < tail) {
+      const Entry& entry = EntryAt(cursor->next_sequence);
+      if (cursor->accepts.Accepts(entry.event_type)) {
+        const std::string_view bytes(entry.data, entry.size);
+        if (entry.event_count == 1) {
+          out.Add(entry.event_type, bytes);
+        } else {
+          const std::vector<std::string_view>& extra = extra_parts_.at(cursor->next_sequence);
+          read_parts_.assign(1, bytes);
+          read_parts_.insert(read_parts_.end(), extra.begin(), extra.end());
+          out.AddParts(entry.event_type, read_parts_);
+          has_parts = true;
+        }
+        ++added;
+      }
+      ++cursor->next_sequence;
     }
-    ++cursor.next_sequence;
+    ReleaseRead();
   }
-  ReleaseRead();
-  return added;
+  // The parts were copied into `out`: merge them without holding up ingest.
+  // A merge the merger refuses leaves its parts as separate events.
+  if (has_parts) out.MergeParts(first, *cursor->merger);
+  return out.size() - first;
 }
 
 bool EventLog::HasUnread(CursorId cursor_id) const {

@@ -10,10 +10,13 @@
 // Append is where dedup and coalescing act (docs/COALESCING.md):
 // - Dedup: an event whose id hash is in the DedupWindow is dropped and
 //   counted once (deduplicated_events), not per sink.
-// - Coalescing: an event is merged (by the injected EventMerger) into the
-//   newest entry of the same entity and type while no cursor that accepts
-//   that type has read the entry. It only ever acts on entries already held,
-//   so it never delays delivery.
+// - Coalescing: an event joins the newest entry of the same entity and type
+//   while no cursor that accepts that type has read the entry. It only ever
+//   acts on entries already held, so it never delays delivery. Append only
+//   links the event's bytes to the entry (cheap, under the lock); Read merges
+//   an entry's parts with the cursor's own EventMerger after releasing the
+//   lock, so the protobuf work runs once per delivered event, on the sink's
+//   thread, and never holds up ingest.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -46,15 +50,21 @@ class EventLog final : public EventAppender {
   struct Options {
     // Ids remembered for dedup; 0 turns dedup off.
     uint64_t dedup_window_events = 0;
-    // Merges events of one entity; null turns coalescing off.
-    std::unique_ptr<EventMerger> merger;
+    // Makes each cursor's merger; null turns coalescing off.
+    EventMergerFactory merger_factory;
   };
   using CursorId = size_t;
 
+  // Parts of one entry, bounded: a longer chain starts a new entry, so a
+  // reader never merges more than this many events at once.
+  static constexpr uint32_t kMaxPartsPerEntry = 64;
+
   struct Snapshot {
     uint64_t held_events = 0;     // entries; a merged entry counts once
-    uint64_t held_bytes = 0;      // serialized event bytes (merged sizes)
-    uint64_t reserved_bytes = 0;  // chunk memory, including slack and superseded copies
+    // Serialized event bytes; a coalesced entry counts its parts (an upper
+    // bound on its merged size).
+    uint64_t held_bytes = 0;
+    uint64_t reserved_bytes = 0;  // chunk memory, including slack
     uint64_t appended_events = 0;  // received: every event passed to Append
     uint64_t deduplicated_events = 0;  // dropped as duplicates (reason "duplicate")
     uint64_t coalesced_events = 0;     // merged into an earlier entry
@@ -81,7 +91,8 @@ class EventLog final : public EventAppender {
 
   // Copies up to `max_events` unread events the cursor accepts into `out` and
   // moves the cursor past them (and past events it does not accept).
-  // Returns the number of events added to `out`.
+  // Coalesced entries are merged before return (outside the lock). Returns
+  // the number of events added to `out`. One thread at a time per cursor.
   size_t Read(CursorId cursor, size_t max_events, EventBatch& out);
 
   // Whether the cursor has unread events it accepts.
@@ -93,12 +104,13 @@ class EventLog final : public EventAppender {
   // The per-event header: 32 bytes. The id hash lives in the dedup window
   // only, which makes room for the count of original events merged here.
   struct Entry {
-    const char* data;
+    const char* data;  // the first event's bytes
     uint32_t size;
     int32_t event_type;
     uint64_t entity_key;
-    // Received events this entry stands for (1 + events merged into it), so
-    // an eviction counts as many drops as events it loses.
+    // Received events this entry stands for (1 + events coalesced into it,
+    // whose bytes are in extra_parts_), so an eviction counts as many drops
+    // as events it loses.
     uint32_t event_count;
   };
   static_assert(sizeof(Entry) == 32);
@@ -107,12 +119,14 @@ class EventLog final : public EventAppender {
     DropCounters* drops;
     std::function<void()> on_available;
     uint64_t next_sequence;  // sequence of the next unread entry
+    // Used only by Read, by the cursor's reader, outside the lock.
+    std::unique_ptr<EventMerger> merger;
     bool removed = false;
   };
 
-  // Merges `event` into the newest entry of its entity if that entry is
-  // still unread by every cursor accepting its type and the result fits.
-  // Returns whether it did (then `event` needs no entry of its own).
+  // Links `event` to the newest entry of its entity if that entry is still
+  // unread by every cursor accepting its type. Returns whether it did (then
+  // `event` needs no entry of its own).
   bool TryCoalesce(const IncomingEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool UnreadByAll(uint64_t sequence, int32_t event_type) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -124,7 +138,7 @@ class EventLog final : public EventAppender {
   const Entry& EntryAt(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const Limits limits_;
-  const std::unique_ptr<EventMerger> merger_;
+  const EventMergerFactory merger_factory_;
   // What ingest's hash of an empty event_id is: such events have no identity
   // to deduplicate by.
   const uint64_t empty_id_hash_;
@@ -133,7 +147,11 @@ class EventLog final : public EventAppender {
   // entity_key -> sequence of that entity's newest entry (maybe already read:
   // checked at merge time). At most one key per held entry.
   absl::flat_hash_map<uint64_t, uint64_t> newest_by_entity_ ABSL_GUARDED_BY(mutex_);
-  std::string merged_ ABSL_GUARDED_BY(mutex_);  // scratch for merges
+  // sequence -> bytes of the events coalesced into that entry after its
+  // first, in received order. Only entries with event_count > 1 have one.
+  absl::flat_hash_map<uint64_t, std::vector<std::string_view>> extra_parts_
+      ABSL_GUARDED_BY(mutex_);
+  std::vector<std::string_view> read_parts_ ABSL_GUARDED_BY(mutex_);  // Read's scratch
   ChunkStore chunks_ ABSL_GUARDED_BY(mutex_);
   std::deque<Entry> entries_ ABSL_GUARDED_BY(mutex_);
   uint64_t head_sequence_ ABSL_GUARDED_BY(mutex_) = 0;  // sequence of entries_.front()

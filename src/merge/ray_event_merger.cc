@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -165,17 +166,24 @@ void MergeInto(Message& from, Message& to, bool envelope) {
 
 }  // namespace
 
-bool RayEventMerger::Merge(std::string_view earlier, std::string_view later, std::string& merged) {
-  if (!earlier_.ParseFromArray(earlier.data(), static_cast<int>(earlier.size())) ||
-      !later_.ParseFromArray(later.data(), static_cast<int>(later.size()))) {
+bool RayEventMerger::Merge(std::span<const std::string_view> parts, std::string& merged) {
+  if (parts.empty() ||
+      !earlier_.ParseFromArray(parts[0].data(), static_cast<int>(parts[0].size()))) {
     return false;
   }
-  // The log merges only events of one entity key, which includes the payload
-  // kind; check the type too rather than trust a hash.
-  if (earlier_.event_type() != later_.event_type()) return false;
-  MergeInto(later_, earlier_, /*envelope=*/true);
+  for (const std::string_view later : parts.subspan(1)) {
+    if (!later_.ParseFromArray(later.data(), static_cast<int>(later.size()))) return false;
+    // The log merges only events of one entity key, which includes the
+    // payload kind; check the type too rather than trust a hash.
+    if (earlier_.event_type() != later_.event_type()) return false;
+    MergeInto(later_, earlier_, /*envelope=*/true);
+  }
   merged.clear();
   return earlier_.SerializeToString(&merged);
+}
+
+EventMergerFactory RayEventMerger::Factory() {
+  return [] { return std::make_unique<RayEventMerger>(); };
 }
 
 }  // namespace rayagg

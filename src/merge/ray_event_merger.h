@@ -1,10 +1,11 @@
-// Merges two serialized RayEvents of one entity by the rules of
+// Merges serialized RayEvents of one entity by the rules of
 // docs/COALESCING.md. Generic over fields through protobuf reflection, so a
 // field added to Ray's protos is merged without code changes; only the
 // transition lists (repeated messages with `state` and a Timestamp
 // `timestamp`) and profile spans (ProfileEvents.events) are special.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,9 +16,11 @@ namespace rayagg {
 
 class RayEventMerger final : public EventMerger {
  public:
-  // Not thread-safe: the scratch messages are reused. The event log calls it
-  // under its lock.
-  bool Merge(std::string_view earlier, std::string_view later, std::string& merged) override;
+  // Not thread-safe: the scratch messages are reused. The event log makes
+  // one per cursor and calls it on that cursor's reading thread.
+  bool Merge(std::span<const std::string_view> parts, std::string& merged) override;
+
+  static EventMergerFactory Factory();
 
  private:
   ray::rpc::events::RayEvent earlier_;

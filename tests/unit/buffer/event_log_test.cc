@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -169,16 +172,20 @@ TEST(EventLogTest, RequestIsInsertedAtomicallyWithRespectToReaders) {
 // Joins payloads with '+', so tests can see exactly what was merged.
 class JoiningMerger final : public EventMerger {
  public:
-  bool Merge(std::string_view earlier, std::string_view later, std::string& merged) override {
-    if (later == "unmergeable") return false;
-    merged = std::string(earlier) + "+" + std::string(later);
+  bool Merge(std::span<const std::string_view> parts, std::string& merged) override {
+    merged.clear();
+    for (const std::string_view part : parts) {
+      if (part == "unmergeable") return false;
+      if (!merged.empty()) merged += '+';
+      merged += part;
+    }
     return true;
   }
 };
 
 EventLog::Options Coalescing(uint64_t dedup_window = 100) {
   return EventLog::Options{.dedup_window_events = dedup_window,
-                           .merger = std::make_unique<JoiningMerger>()};
+                           .merger_factory = [] { return std::make_unique<JoiningMerger>(); }};
 }
 
 IncomingEvent Event(const std::string& bytes, int32_t type, uint64_t id, uint64_t entity) {
@@ -186,7 +193,7 @@ IncomingEvent Event(const std::string& bytes, int32_t type, uint64_t id, uint64_
 }
 
 TEST(EventLogDedupTest, DropsAnIdSeenWithinTheWindowAndCountsItOnce) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 2, .merger = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 2, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a", b = "b", c = "c";
@@ -203,7 +210,7 @@ TEST(EventLogDedupTest, DropsAnIdSeenWithinTheWindowAndCountsItOnce) {
 }
 
 TEST(EventLogDedupTest, EventsWithoutAnIdAreNeverDeduplicated) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 100, .merger = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 100, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a";
@@ -216,7 +223,7 @@ TEST(EventLogDedupTest, EventsWithoutAnIdAreNeverDeduplicated) {
 }
 
 TEST(EventLogDedupTest, WindowOfZeroKeepsEverything) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 0, .merger = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 0, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a";
@@ -235,7 +242,7 @@ TEST(EventLogCoalesceTest, MergesWhileUnreadAndNotAfterwards) {
                                       Event(l2, kTaskLifecycle, 3, 42)};
   ASSERT_TRUE(log.Append(first).ok());
   EXPECT_EQ(log.GetSnapshot().held_events, 2u);
-  EXPECT_EQ(log.GetSnapshot().held_bytes, 6u);  // "l1+l2" and "x"
+  EXPECT_EQ(log.GetSnapshot().held_bytes, 5u);  // parts "l1", "l2" and "x"
   EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"l1+l2", "x"}));
   // Read: a later event of the same entity is a new entry.
   std::vector<IncomingEvent> second = {Event(l3, kTaskLifecycle, 4, 42)};
@@ -286,7 +293,9 @@ TEST(EventLogCoalesceTest, NeverAcrossTypesOrForKeyZeroOrWhenTheMergerDeclines) 
       Event(p1, 15, 3, 0), Event(p2, 15, 4, 0),                          // platform: key 0
       Event(bad, kTaskDefinition, 5, 42)};
   ASSERT_TRUE(log.Append(events).ok());
-  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"a", "b", "p1", "p2", "unmergeable"}));
+  // A refused merge delivers the parts separately, in the entity's order, at
+  // the place of the entry they joined.
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"a", "b", "unmergeable", "p1", "p2"}));
 }
 
 TEST(EventLogCoalesceTest, DuplicateOfAMergedAwayEventIsStillDropped) {
@@ -315,19 +324,36 @@ TEST(EventLogCoalesceTest, EvictingAMergedEntryCountsEveryEventItHolds) {
   EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"d"}));
 }
 
-TEST(EventLogCoalesceTest, AMergeThatWouldExceedTheByteBoundAppendsInstead) {
-  EventLog log({.max_events = 100, .max_bytes = 8}, Coalescing());
+TEST(EventLogCoalesceTest, APartPastTheByteBoundEvictsLikeAnAppend) {
+  EventLog log({.max_events = 100, .max_bytes = 6}, Coalescing());
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string l1 = "1111", l2 = "2222";
   std::vector<IncomingEvent> events = {Event(l1, kTaskLifecycle, 1, 42),
                                        Event(l2, kTaskLifecycle, 2, 42)};
   ASSERT_TRUE(log.Append(events).ok());
-  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"1111", "2222"}));
-  EXPECT_EQ(drops.Total(), 0u);
+  // Room for "2222" meant evicting the entry it would have joined.
+  EXPECT_EQ(ReadAll(log, cursor), (std::vector<std::string>{"2222"}));
+  EXPECT_EQ((drops.Snapshot()[{DropReason::kOverflow, kTaskLifecycle}]), 1u);
+  EXPECT_EQ(log.GetSnapshot().coalesced_events, 0u);
 }
 
-TEST(EventLogCoalesceTest, SupersededCopiesAreFreedWithTheirChunks) {
+TEST(EventLogCoalesceTest, ALongChainStartsANewEntryAtThePartLimit) {
+  EventLog log({.max_events = 1000, .max_bytes = 1 << 20}, Coalescing(0));
+  DropCounters drops;
+  auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
+  const std::string x = "x";
+  const uint32_t total = EventLog::kMaxPartsPerEntry + 3;
+  std::vector<IncomingEvent> events(total, Event(x, kTaskLifecycle, 0, 42));
+  ASSERT_TRUE(log.Append(events).ok());
+  const std::vector<std::string> read = ReadAll(log, cursor);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(std::count(read[0].begin(), read[0].end(), 'x'), EventLog::kMaxPartsPerEntry);
+  EXPECT_EQ(read[1], "x+x+x");
+  EXPECT_EQ(log.GetSnapshot().coalesced_events, total - 2);
+}
+
+TEST(EventLogCoalesceTest, CoalescedPartsAreFreedWithTheirChunks) {
   // Small chunks, one entity merged many times, read now and then: memory
   // must come back once everything is read.
   EventLog log({.max_events = 100, .max_bytes = 4096}, Coalescing(0), /*chunk_bytes=*/256);

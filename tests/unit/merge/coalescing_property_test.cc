@@ -53,7 +53,7 @@ class Scenario {
   void Run() {
     const uint64_t max_events = std::uniform_int_distribution<uint64_t>(3, 60)(random_);
     EventLog log({.max_events = max_events, .max_bytes = 1 << 20},
-                 {.dedup_window_events = 100'000, .merger = std::make_unique<RayEventMerger>()});
+                 {.dedup_window_events = 100'000, .merger_factory = RayEventMerger::Factory()});
     for (int i = 0; i < 3; ++i) sinks_.emplace_back();
     sinks_[0].filter = EventTypeFilter::All();
     sinks_[1].filter = EventTypeFilter::Of({kLifecycle});

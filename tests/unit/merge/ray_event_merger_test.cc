@@ -30,10 +30,16 @@ RayEvent Lifecycle(const std::string& id, std::initializer_list<std::pair<int, i
   return event;
 }
 
+bool MergePair(RayEventMerger& merger, std::string_view earlier, std::string_view later,
+               std::string& out) {
+  const std::string_view parts[] = {earlier, later};
+  return merger.Merge(parts, out);
+}
+
 RayEvent Merged(const RayEvent& earlier, const RayEvent& later) {
   RayEventMerger merger;
   std::string bytes;
-  EXPECT_TRUE(merger.Merge(earlier.SerializeAsString(), later.SerializeAsString(), bytes));
+  EXPECT_TRUE(MergePair(merger, earlier.SerializeAsString(), later.SerializeAsString(), bytes));
   RayEvent merged;
   EXPECT_TRUE(merged.ParseFromString(bytes));
   return merged;
@@ -137,8 +143,8 @@ TEST(RayEventMergerTest, RefusesDifferentTypesAndGarbage) {
   std::string out;
   RayEvent def;
   def.set_event_type(RayEvent::TASK_DEFINITION_EVENT);
-  EXPECT_FALSE(merger.Merge(Lifecycle("a", {}).SerializeAsString(), def.SerializeAsString(), out));
-  EXPECT_FALSE(merger.Merge("\xff\xff\xff", def.SerializeAsString(), out));
+  EXPECT_FALSE(MergePair(merger, Lifecycle("a", {}).SerializeAsString(), def.SerializeAsString(), out));
+  EXPECT_FALSE(MergePair(merger, "\xff\xff\xff", def.SerializeAsString(), out));
 }
 
 TEST(RayEventMergerTest, UnknownFieldsOfTheLaterEventSurvive) {
@@ -148,10 +154,35 @@ TEST(RayEventMergerTest, UnknownFieldsOfTheLaterEventSurvive) {
   later_bytes += std::string("\xf8\x07\x2a", 3);  // field 127, varint 42
   RayEventMerger merger;
   std::string out;
-  ASSERT_TRUE(merger.Merge(earlier.SerializeAsString(), later_bytes, out));
+  ASSERT_TRUE(MergePair(merger, earlier.SerializeAsString(), later_bytes, out));
   RayEvent merged;
   ASSERT_TRUE(merged.ParseFromString(out));
   EXPECT_EQ(merged.GetReflection()->GetUnknownFields(merged).field_count(), 1);
+}
+
+// The log merges a chain of parts in one call; that must equal merging them
+// one at a time, in received order.
+TEST(RayEventMergerTest, MergingAChainAtOnceEqualsMergingPairwise) {
+  RayEvent a = Lifecycle("a", {{1, 10}, {2, 11}});
+  RayEvent b = Lifecycle("b", {{2, 11}, {3, 12}});
+  b.mutable_task_lifecycle_event()->set_node_id("node-b");
+  RayEvent c = Lifecycle("c", {{4, 9}});
+  c.mutable_task_lifecycle_event()->set_node_id("node-c");
+  const std::string ab = a.SerializeAsString(), bb = b.SerializeAsString(),
+                    cb = c.SerializeAsString();
+  RayEventMerger merger;
+  std::string at_once, first_two, pairwise;
+  const std::string_view all[] = {ab, bb, cb};
+  ASSERT_TRUE(merger.Merge(all, at_once));
+  ASSERT_TRUE(MergePair(merger, ab, bb, first_two));
+  ASSERT_TRUE(MergePair(merger, first_two, cb, pairwise));
+  RayEvent x, y;
+  ASSERT_TRUE(x.ParseFromString(at_once));
+  ASSERT_TRUE(y.ParseFromString(pairwise));
+  EXPECT_EQ(x.SerializeAsString(), y.SerializeAsString());
+  EXPECT_EQ(x.event_id(), "a");
+  EXPECT_EQ(x.task_lifecycle_event().node_id(), "node-c");
+  EXPECT_EQ(States(x), (std::vector<std::pair<int, int64_t>>{{4, 9}, {1, 10}, {2, 11}, {3, 12}}));
 }
 
 // The event log recognises "no event_id" by this hash; ingest must agree.
