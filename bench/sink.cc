@@ -22,7 +22,8 @@ constexpr char kUsage[] =
     "usage: rayagg-bench-sink [options]\n"
     "  --port N           port on 127.0.0.1, 0 = the OS picks (default 0)\n"
     "  --port-file PATH   write the bound port here once listening\n"
-    "  --stats-file PATH  rewritten every 100 ms and at exit: requests, events, bytes, ...\n";
+    "  --stats-file PATH  rewritten every 100 ms and at exit: requests, events, bytes, ...\n"
+    "  --delay-ms N       answer each POST N ms after receiving it (a slow collector)\n";
 
 void LogException(std::exception_ptr error) {
   if (!error) return;
@@ -33,8 +34,9 @@ void LogException(std::exception_ptr error) {
   }
 }
 
-asio::awaitable<void> Serve(tcp::socket socket, SinkStats& stats) {
+asio::awaitable<void> Serve(tcp::socket socket, SinkStats& stats, std::chrono::milliseconds delay) {
   beast::flat_buffer buffer;
+  asio::steady_timer delay_timer(socket.get_executor());
   boost::system::error_code error;
   while (true) {
     http::request_parser<http::string_body> parser;
@@ -44,6 +46,10 @@ asio::awaitable<void> Serve(tcp::socket socket, SinkStats& stats) {
     http::request<http::string_body>& request = parser.get();
     const bool is_post = request.method() == http::verb::post;
     if (is_post) stats.Record(request.body(), std::chrono::system_clock::now());
+    if (is_post && delay.count() > 0) {
+      delay_timer.expires_after(delay);
+      co_await delay_timer.async_wait(asio::redirect_error(asio::use_awaitable, error));
+    }
     http::response<http::empty_body> response(
         is_post ? http::status::ok : http::status::method_not_allowed, request.version());
     response.keep_alive(request.keep_alive());
@@ -54,7 +60,8 @@ asio::awaitable<void> Serve(tcp::socket socket, SinkStats& stats) {
   socket.shutdown(tcp::socket::shutdown_both, error);
 }
 
-asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor, SinkStats& stats) {
+asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor, SinkStats& stats,
+                                 std::chrono::milliseconds delay) {
   while (acceptor.is_open()) {
     boost::system::error_code error;
     tcp::socket socket =
@@ -62,7 +69,7 @@ asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor, SinkStats& stats) {
     if (error == asio::error::operation_aborted) break;
     if (error) continue;
     socket.set_option(tcp::no_delay(true), error);
-    asio::co_spawn(acceptor.get_executor(), Serve(std::move(socket), stats), LogException);
+    asio::co_spawn(acceptor.get_executor(), Serve(std::move(socket), stats, delay), LogException);
   }
 }
 
@@ -133,7 +140,8 @@ int Run(const Flags& flags) {
     acceptor.close();
     io.stop();
   });
-  asio::co_spawn(io, AcceptLoop(acceptor, stats), LogException);
+  const std::chrono::milliseconds delay(flags.Uint("delay-ms", 0));
+  asio::co_spawn(io, AcceptLoop(acceptor, stats, delay), LogException);
 
   if (!port_file.empty() &&
       !WriteFileAtomically(port_file, std::to_string(acceptor.local_endpoint().port()) + "\n")) {
@@ -149,6 +157,6 @@ int Run(const Flags& flags) {
 
 int main(int argc, char** argv) {
   using namespace rayagg::bench;
-  const Flags flags(argc, argv, {"port", "port-file", "stats-file"}, kUsage);
+  const Flags flags(argc, argv, {"port", "port-file", "stats-file", "delay-ms"}, kUsage);
   return Run(flags);
 }

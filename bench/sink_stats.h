@@ -14,7 +14,7 @@ class SinkStats {
   // Counts one POST body received at `now`.
   void Record(std::string_view body, std::chrono::system_clock::time_point now);
 
-  // requests, events, bytes, bad_bodies, first/last request times and the
+  // requests, events, lifecycle_events, transitions, bytes, bad_bodies, first/last request times and the
   // delivery lag (receive time minus the oldest event timestamp per batch).
   std::string Format();
   uint64_t requests() const { return requests_; }
@@ -24,6 +24,8 @@ class SinkStats {
 
   uint64_t requests_ = 0;
   uint64_t events_ = 0;
+  uint64_t lifecycle_events_ = 0;  // TASK_LIFECYCLE_EVENTs
+  uint64_t transitions_ = 0;       // state transitions inside them
   uint64_t bytes_ = 0;
   uint64_t bad_bodies_ = 0;  // not a JSON array
   int64_t first_request_unix_ns_ = 0;

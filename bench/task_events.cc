@@ -157,7 +157,10 @@ AddEventsRequest BuildTaskEventsRequest(size_t event_count, uint64_t variant) {
   common.job_id = std::string("\x02\x00\x00\x00", kJobIdBytes);
   common.parent_task_id = RandomBytes(random, kTaskIdBytes);
   common.event_id_template = RandomBytes(random, kEventIdBytes);
-  common.task_id_template = RandomBytes(random, kTaskIdBytes);
+  // Not varied with `variant`: a task's reports may come from any request
+  // of a pool, and must name the same task id as its definition.
+  std::mt19937_64 same_for_every_variant(ProcessSalt());
+  common.task_id_template = RandomBytes(same_for_every_variant, kTaskIdBytes);
   common.task_id_template.replace(kTaskIdBytes - kJobIdBytes, kJobIdBytes, common.job_id);
   const uint64_t salt = ProcessSalt();
   std::memcpy(common.event_id_template.data() + kSequenceBytes, &salt, sizeof(salt));
@@ -193,20 +196,28 @@ void StampForSend(AddEventsRequest& request, uint64_t first_sequence,
                   std::chrono::system_clock::time_point now) {
   const auto since_epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
   auto* events = request.mutable_events_data()->mutable_events();
+  const uint64_t request_size = static_cast<uint64_t>(events->size());
   uint64_t task_sequence = first_sequence;
+  uint64_t report = 0;  // lifecycle reports since the last definition
   for (int i = 0; i < events->size(); ++i) {
     RayEvent& event = events->at(i);
     const uint64_t sequence = first_sequence + static_cast<uint64_t>(i);
     WriteSequence(event.mutable_event_id(), 0, sequence);
     SetTimestamp(event.mutable_timestamp(), since_epoch);
     if (event.has_task_definition_event()) {
-      // A task's id is the sequence of its definition event: unique, and the
-      // same for the lifecycle events that follow it.
+      // A task's id is the sequence of its definition event: unique.
       task_sequence = sequence;
+      report = 0;
       WriteSequence(event.mutable_task_definition_event()->mutable_task_id(), 0, task_sequence);
     } else if (event.has_task_lifecycle_event()) {
+      // As Ray's senders flush: report r of a task arrives r requests after
+      // its definition (the one in this request's slot r requests back), so
+      // a task's reports are spread over consecutive requests.
+      ++report;
+      const uint64_t back = report * request_size;
+      const uint64_t reported_task = task_sequence >= back ? task_sequence - back : task_sequence;
       auto* lifecycle = event.mutable_task_lifecycle_event();
-      WriteSequence(lifecycle->mutable_task_id(), 0, task_sequence);
+      WriteSequence(lifecycle->mutable_task_id(), 0, reported_task);
       auto* transitions = lifecycle->mutable_state_transitions();
       for (int t = 0; t < transitions->size(); ++t) {
         const auto before = std::chrono::milliseconds(transitions->size() - t);

@@ -1,6 +1,5 @@
 #include "buffer/event_batch.h"
 
-#include <utility>
 
 namespace rayagg {
 
@@ -23,41 +22,41 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
   while (first_multi < spans_.size() && spans_[first_multi].parts_count == 0) ++first_multi;
   if (first_multi == spans_.size()) return 0;
 
-  // Rebuild from `first` on: merged events are smaller than their parts, but
-  // not in place (a later part may sit where the merge result would go).
-  EventBatch rebuilt;
-  rebuilt.data_.reserve(data_.size());
-  rebuilt.data_.append(data_, 0, first < spans_.size() ? spans_[first].offset : data_.size());
-  rebuilt.spans_.assign(spans_.begin(), spans_.begin() + static_cast<ptrdiff_t>(first));
+  // Rebuild from the first multi-part event on into the scratch buffers (not
+  // in place: a merge result may be larger than the part it would overwrite
+  // before the next parts are read), then swap them in. Both keep their
+  // capacity, so a sink's steady state allocates nothing here.
+  const size_t keep_bytes = spans_[first_multi].offset;
+  scratch_data_.assign(data_, keep_bytes, std::string::npos);
+  data_.resize(keep_bytes);
+  scratch_spans_.assign(spans_.begin() + static_cast<ptrdiff_t>(first_multi), spans_.end());
+  spans_.resize(first_multi);
+  scratch_part_sizes_.assign(part_sizes_.begin(), part_sizes_.end());
   // Parts of multi-part events before `first` (left to the caller) come
   // before those of the first one merged here.
-  rebuilt.part_sizes_.assign(part_sizes_.begin(),
-                             part_sizes_.begin() +
-                                 static_cast<ptrdiff_t>(spans_[first_multi].parts_begin));
-  std::vector<std::string_view> parts;
-  std::string merged;
+  part_sizes_.resize(scratch_spans_.front().parts_begin);
   size_t failed = 0;
-  for (size_t i = first; i < spans_.size(); ++i) {
-    const Span& span = spans_[i];
+  for (const Span& span : scratch_spans_) {
+    const std::string_view bytes =
+        std::string_view(scratch_data_).substr(span.offset - keep_bytes, span.size);
     if (span.parts_count == 0) {
-      rebuilt.Add(span.event_type, bytes(i));
+      Add(span.event_type, bytes);
       continue;
     }
-    parts.clear();
-    size_t offset = span.offset;
+    parts_.clear();
+    size_t offset = 0;
     for (size_t p = 0; p < span.parts_count; ++p) {
-      const size_t size = part_sizes_[span.parts_begin + p];
-      parts.emplace_back(std::string_view(data_).substr(offset, size));
+      const size_t size = scratch_part_sizes_[span.parts_begin + p];
+      parts_.push_back(bytes.substr(offset, size));
       offset += size;
     }
-    if (merger.Merge(parts, merged)) {
-      rebuilt.Add(span.event_type, merged);
+    if (merger.Merge(parts_, merged_)) {
+      Add(span.event_type, merged_);
     } else {
       ++failed;
-      for (const std::string_view part : parts) rebuilt.Add(span.event_type, part);
+      for (const std::string_view part : parts_) Add(span.event_type, part);
     }
   }
-  *this = std::move(rebuilt);
   return failed;
 }
 

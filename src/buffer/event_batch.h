@@ -65,6 +65,12 @@ class EventBatch {
   std::string data_;
   std::vector<Span> spans_;
   std::vector<size_t> part_sizes_;
+  // MergeParts' scratch, kept for its capacity.
+  std::string scratch_data_;
+  std::vector<Span> scratch_spans_;
+  std::vector<size_t> scratch_part_sizes_;
+  std::vector<std::string_view> parts_;
+  std::string merged_;
 };
 
 }  // namespace rayagg

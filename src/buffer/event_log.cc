@@ -185,7 +185,7 @@ size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
         if (entry.event_count == 1) {
           out.Add(entry.event_type, bytes);
         } else {
-          const std::vector<std::string_view>& extra = extra_parts_.at(cursor->next_sequence);
+          const auto& extra = extra_parts_.at(cursor->next_sequence);
           read_parts_.assign(1, bytes);
           read_parts_.insert(read_parts_.end(), extra.begin(), extra.end());
           out.AddParts(entry.event_type, read_parts_);

@@ -30,6 +30,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/synchronization/mutex.h"
 #include "buffer/chunk_store.h"
 #include "buffer/dedup_window.h"
@@ -149,7 +150,8 @@ class EventLog final : public EventAppender {
   absl::flat_hash_map<uint64_t, uint64_t> newest_by_entity_ ABSL_GUARDED_BY(mutex_);
   // sequence -> bytes of the events coalesced into that entry after its
   // first, in received order. Only entries with event_count > 1 have one.
-  absl::flat_hash_map<uint64_t, std::vector<std::string_view>> extra_parts_
+  // Inline room for two: a task's three reports need no allocation.
+  absl::flat_hash_map<uint64_t, absl::InlinedVector<std::string_view, 2>> extra_parts_
       ABSL_GUARDED_BY(mutex_);
   std::vector<std::string_view> read_parts_ ABSL_GUARDED_BY(mutex_);  // Read's scratch
   ChunkStore chunks_ ABSL_GUARDED_BY(mutex_);

@@ -1,0 +1,268 @@
+#include "merge/lifecycle_wire_merge.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "src/ray/protobuf/public/events_base_event.pb.h"
+
+namespace rayagg {
+namespace {
+
+namespace pb = google::protobuf;
+using pb::FieldDescriptor;
+using ray::rpc::events::RayEvent;
+using ray::rpc::events::TaskLifecycleEvent;
+
+constexpr int kEventIdField = RayEvent::kEventIdFieldNumber;
+constexpr int kEventTypeField = RayEvent::kEventTypeFieldNumber;
+constexpr int kTimestampField = RayEvent::kTimestampFieldNumber;
+constexpr int kPayloadField = RayEvent::kTaskLifecycleEventFieldNumber;
+constexpr int kTransitionsField = TaskLifecycleEvent::kStateTransitionsFieldNumber;
+constexpr uint32_t kWireVarint = 0, kWireFixed64 = 1, kWireLength = 2, kWireFixed32 = 5;
+
+// One field as found on the wire.
+struct WireField {
+  int number;
+  uint32_t wire_type;
+  uint64_t varint;           // kWireVarint
+  std::string_view content;  // kWireLength: the bytes after the length
+  std::string_view whole;    // tag through end
+};
+
+// Walks the fields of one message encoding.
+class WireReader {
+ public:
+  explicit WireReader(std::string_view bytes)
+      : bytes_(bytes),
+        input_(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size())) {}
+
+  // The next field, or nullopt at the end; `failed()` tells an error apart.
+  std::optional<WireField> Next() {
+    const int start = input_.CurrentPosition();
+    const uint32_t tag = input_.ReadTag();
+    if (tag == 0) {
+      failed_ = input_.CurrentPosition() != static_cast<int>(bytes_.size()) ||
+                start != static_cast<int>(bytes_.size());
+      return std::nullopt;
+    }
+    WireField field{static_cast<int>(tag >> 3), tag & 7, 0, {}, {}};
+    bool ok = true;
+    switch (field.wire_type) {
+      case kWireVarint:
+        ok = input_.ReadVarint64(&field.varint);
+        break;
+      case kWireFixed64: {
+        uint64_t ignored;
+        ok = input_.ReadLittleEndian64(&ignored);
+        break;
+      }
+      case kWireFixed32: {
+        uint32_t ignored;
+        ok = input_.ReadLittleEndian32(&ignored);
+        break;
+      }
+      case kWireLength: {
+        uint32_t length;
+        ok = input_.ReadVarint32(&length) &&
+             length <= bytes_.size() - static_cast<size_t>(input_.CurrentPosition());
+        if (ok) {
+          field.content = bytes_.substr(static_cast<size_t>(input_.CurrentPosition()), length);
+          ok = input_.Skip(static_cast<int>(length));
+        }
+        break;
+      }
+      default:
+        ok = false;  // groups: not in Ray's protos
+    }
+    if (!ok || field.number == 0) {
+      failed_ = true;
+      return std::nullopt;
+    }
+    field.whole = bytes_.substr(static_cast<size_t>(start),
+                                static_cast<size_t>(input_.CurrentPosition() - start));
+    return field;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  std::string_view bytes_;
+  pb::io::CodedInputStream input_;
+  bool failed_ = false;
+};
+
+void AppendVarint(uint64_t value, std::string& out) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+void AppendLengthDelimited(int number, std::string_view content, std::string& out) {
+  AppendVarint((static_cast<uint64_t>(number) << 3) | kWireLength, out);
+  AppendVarint(content.size(), out);
+  out.append(content);
+}
+
+// A message type whose fields are all singular scalars (TaskLogInfo): for
+// it MergeFrom is exactly the coalescing rule.
+bool AllSingularScalars(const pb::Descriptor& type) {
+  for (int i = 0; i < type.field_count(); ++i) {
+    const FieldDescriptor& field = *type.field(i);
+    if (field.is_repeated() || field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) return false;
+  }
+  return true;
+}
+
+bool IsField(const pb::Descriptor& type, const char* name, int number, bool repeated,
+             const char* message_type) {
+  const FieldDescriptor* field = type.FindFieldByName(name);
+  if (field == nullptr || field->number() != number || field->is_repeated() != repeated) return false;
+  if (message_type == nullptr) return field->message_type() == nullptr;
+  return field->message_type() != nullptr && field->message_type()->full_name() == message_type;
+}
+
+}  // namespace
+
+LifecycleWireMerge::LifecycleWireMerge() {
+  const pb::Descriptor& event = *RayEvent::descriptor();
+  const pb::Descriptor& lifecycle = *TaskLifecycleEvent::descriptor();
+  const pb::Descriptor& transition = *TaskLifecycleEvent::StateTransition::descriptor();
+  enabled_ = IsField(event, "event_id", kEventIdField, false, nullptr) &&
+             IsField(event, "event_type", kEventTypeField, false, nullptr) &&
+             IsField(event, "timestamp", kTimestampField, false, "google.protobuf.Timestamp") &&
+             IsField(event, "task_lifecycle_event", kPayloadField, false,
+                     "ray.rpc.events.TaskLifecycleEvent") &&
+             IsField(lifecycle, "state_transitions", kTransitionsField, true,
+                     "ray.rpc.events.TaskLifecycleEvent.StateTransition") &&
+             transition.field_count() == 2 && IsField(transition, "state", 1, false, nullptr) &&
+             IsField(transition, "timestamp", 2, false, "google.protobuf.Timestamp");
+  for (int i = 0; i < event.field_count(); ++i) {
+    const FieldDescriptor& field = *event.field(i);
+    const bool blocked = field.is_repeated() ||
+                         (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+                          field.number() != kTimestampField && field.number() != kPayloadField);
+    if (envelope_blocked_.size() <= static_cast<size_t>(field.number())) {
+      envelope_blocked_.resize(static_cast<size_t>(field.number()) + 1, false);
+    }
+    envelope_blocked_[static_cast<size_t>(field.number())] = blocked;
+  }
+  for (int i = 0; i < lifecycle.field_count(); ++i) {
+    const FieldDescriptor& field = *lifecycle.field(i);
+    if (field.number() == kTransitionsField) continue;
+    const bool exclusive = field.is_repeated() ||
+                           (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+                            !AllSingularScalars(*field.message_type()));
+    if (payload_exclusive_.size() <= static_cast<size_t>(field.number())) {
+      payload_exclusive_.resize(static_cast<size_t>(field.number()) + 1, false);
+    }
+    payload_exclusive_[static_cast<size_t>(field.number())] = exclusive;
+  }
+}
+
+bool LifecycleWireMerge::Merge(std::span<const std::string_view> parts, std::string& merged) {
+  if (!enabled_ || parts.size() < 2) return false;
+  envelope_.clear();
+  payload_.clear();
+  transitions_.clear();
+  exclusive_owner_.assign(payload_exclusive_.size(), -1);
+  std::optional<uint64_t> event_type;
+  for (size_t index = 0; index < parts.size(); ++index) {
+    accumulated_ = transitions_.size();
+    WireReader reader(parts[index]);
+    bool has_payload = false;
+    uint64_t type = 0;  // proto3 default when absent
+    while (const std::optional<WireField> field = reader.Next()) {
+      const auto number = static_cast<size_t>(field->number);
+      if (number < envelope_blocked_.size() && envelope_blocked_[number]) return false;
+      if (field->number == kPayloadField) {
+        if (field->wire_type != kWireLength ||
+            !ReadPayload(field->content, static_cast<int>(index))) {
+          return false;
+        }
+        has_payload = true;
+        continue;
+      }
+      if (field->number == kEventTypeField && field->wire_type == kWireVarint) type = field->varint;
+      // The first event's identity and time stay.
+      if (index > 0 && (field->number == kEventIdField || field->number == kTimestampField)) continue;
+      envelope_.append(field->whole);
+    }
+    if (reader.failed() || !has_payload) return false;
+    if (event_type.has_value() && *event_type != type) return false;
+    event_type = type;
+  }
+  // Union in received order, then a stable sort by time: ties keep it.
+  std::stable_sort(transitions_.begin(), transitions_.end(),
+                   [](const Transition& a, const Transition& b) {
+                     return a.seconds != b.seconds ? a.seconds < b.seconds : a.nanos < b.nanos;
+                   });
+  for (const Transition& transition : transitions_) {
+    AppendLengthDelimited(kTransitionsField, transition.bytes, payload_);
+  }
+  merged.clear();
+  merged.reserve(envelope_.size() + payload_.size() + 8);
+  merged.append(envelope_);
+  AppendLengthDelimited(kPayloadField, payload_, merged);
+  return true;
+}
+
+bool LifecycleWireMerge::ReadPayload(std::string_view payload_bytes, int part) {
+  WireReader reader(payload_bytes);
+  while (const std::optional<WireField> field = reader.Next()) {
+    const auto number = static_cast<size_t>(field->number);
+    if (field->number != kTransitionsField) {
+      if (number < payload_exclusive_.size() && payload_exclusive_[number]) {
+        if (exclusive_owner_[number] != -1 && exclusive_owner_[number] != part) return false;
+        exclusive_owner_[number] = part;
+      }
+      payload_.append(field->whole);
+      continue;
+    }
+    if (field->wire_type != kWireLength) return false;
+    Transition transition{0, 0, 0, field->content};
+    WireReader element(field->content);
+    while (const std::optional<WireField> inner = element.Next()) {
+      if (inner->number == 1 && inner->wire_type == kWireVarint) {
+        transition.state = inner->varint;
+      } else if (inner->number == 2 && inner->wire_type == kWireLength) {
+        WireReader timestamp(inner->content);
+        while (const std::optional<WireField> time_field = timestamp.Next()) {
+          if (time_field->wire_type != kWireVarint) return false;
+          if (time_field->number == 1) {
+            transition.seconds = static_cast<int64_t>(time_field->varint);
+          } else if (time_field->number == 2) {
+            transition.nanos = static_cast<int32_t>(time_field->varint);
+          } else {
+            return false;
+          }
+        }
+        if (timestamp.failed()) return false;
+      } else {
+        return false;  // a field the generic path would merge, not just compare
+      }
+    }
+    if (element.failed()) return false;
+    // Each (state, timestamp) once, against what earlier parts brought;
+    // repeats within one event stay, as in the generic path.
+    const auto same = std::find_if(
+        transitions_.begin(), transitions_.begin() + static_cast<ptrdiff_t>(accumulated_),
+        [&](const Transition& t) {
+          return t.state == transition.state && t.seconds == transition.seconds &&
+                 t.nanos == transition.nanos;
+        });
+    if (same != transitions_.begin() + static_cast<ptrdiff_t>(accumulated_)) {
+      // Encoded differently (an explicit empty timestamp, say): the generic
+      // merge would combine them; leave it to it.
+      if (same->bytes != transition.bytes) return false;
+      continue;
+    }
+    transitions_.push_back(transition);
+  }
+  return !reader.failed();
+}
+
+}  // namespace rayagg
