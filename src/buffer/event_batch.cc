@@ -8,7 +8,8 @@ void EventBatch::AddParts(int32_t event_type, std::span<const std::string_view> 
     Add(event_type, parts[0]);
     return;
   }
-  Span span{event_type, static_cast<uint32_t>(parts.size()), data_.size(), 0, part_sizes_.size()};
+  const auto count = static_cast<uint32_t>(parts.size());
+  Span span{event_type, count, count, data_.size(), 0, part_sizes_.size()};
   for (const std::string_view part : parts) {
     data_.append(part);
     part_sizes_.push_back(part.size());
@@ -40,7 +41,7 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
     const std::string_view bytes =
         std::string_view(scratch_data_).substr(span.offset - keep_bytes, span.size);
     if (span.parts_count == 0) {
-      Add(span.event_type, bytes);
+      Add(span.event_type, bytes, span.received);
       continue;
     }
     parts_.clear();
@@ -51,7 +52,7 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
       offset += size;
     }
     if (merger.Merge(parts_, merged_)) {
-      Add(span.event_type, merged_);
+      Add(span.event_type, merged_, span.received);
     } else {
       ++failed;
       for (const std::string_view part : parts_) Add(span.event_type, part);

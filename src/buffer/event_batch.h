@@ -20,13 +20,15 @@ namespace rayagg {
 
 class EventBatch {
  public:
-  void Add(int32_t event_type, std::string_view bytes) {
-    spans_.push_back({event_type, 0, data_.size(), bytes.size()});
+  // `received` is how many received events this one stands for (more than
+  // one once coalesced), so that a drop counts them all.
+  void Add(int32_t event_type, std::string_view bytes, uint32_t received = 1) {
+    spans_.push_back({event_type, 0, received, data_.size(), bytes.size()});
     data_.append(bytes);
   }
 
   // Adds one event made of `parts` (received in that order) still to be
-  // merged.
+  // merged; it stands for parts.size() received events.
   void AddParts(int32_t event_type, std::span<const std::string_view> parts);
 
   // Replaces every multi-part event from `first` on by its merge. Parts the
@@ -37,6 +39,7 @@ class EventBatch {
   size_t size() const { return spans_.size(); }
   bool empty() const { return spans_.empty(); }
   int32_t event_type(size_t index) const { return spans_[index].event_type; }
+  uint32_t received_count(size_t index) const { return spans_[index].received; }
   // Parts of the event (1 unless it awaits MergeParts).
   size_t part_count(size_t index) const {
     return spans_[index].parts_count == 0 ? 1 : spans_[index].parts_count;
@@ -58,6 +61,7 @@ class EventBatch {
     // back to back from `offset`, their sizes in part_sizes_ from
     // `parts_begin`.
     uint32_t parts_count;
+    uint32_t received;
     size_t offset;
     size_t size;
     size_t parts_begin = 0;
