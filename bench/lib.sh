@@ -95,3 +95,35 @@ start_daemon() {  # start_daemon NAME CONFIG [PIN...] -> sets DAEMON_PID, DAEMON
   DAEMON_PORT="$(cat "$WORK/$name.port")"
 }
 
+
+# Peak resident set size of PID in bytes (VmHWM), 0 if unknown.
+peak_rss_bytes() {
+  awk '/^VmHWM:/ { print $2 * 1024; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" \
+    2>/dev/null || echo 0
+}
+
+# Generates Python modules for proto/ into DIR (Ray's protos as Python would
+# import them: src.ray.protobuf...). Needs protoc and grpc_python_plugin,
+# both from protobuf-compiler(-grpc), which the build installs anyway.
+generate_python_protos() {
+  local dir="$1"
+  mkdir -p "$dir"
+  (cd "$ROOT/proto" && protoc -I . --python_out="$dir" --grpc_python_out="$dir" \
+    --plugin=protoc-gen-grpc_python="$(command -v grpc_python_plugin)" \
+    $(find src -name '*.proto' | sort)) || fail "protoc could not generate Python modules"
+}
+
+# start_python_model NAME SINK_URL [MODEL FLAGS...] -> sets DAEMON_PID, DAEMON_PORT.
+# Pinned like the daemon. Uses Debian's python3 (the packages live there),
+# not whatever python3 comes first on PATH.
+start_python_model() {
+  local name="$1" url="$2"
+  shift 2
+  "${PIN_DAEMON[@]}" /usr/bin/python3 "$ROOT/bench/python_agent_model.py" \
+    --proto-dir "$WORK/pyproto" --sink-url "$url" --port-file "$WORK/$name.port" "$@" \
+    >"$WORK/$name.log" 2>&1 &
+  DAEMON_PID=$!
+  STARTED_PIDS+=("$DAEMON_PID")
+  wait_for_file "$WORK/$name.port" "$DAEMON_PID" 30
+  DAEMON_PORT="$(cat "$WORK/$name.port")"
+}
