@@ -1,0 +1,338 @@
+#include "http/http_server.h"
+
+#include <algorithm>
+#include <array>
+#include <exception>
+#include <utility>
+
+#include "absl/status/status.h"
+
+namespace rayagg {
+namespace {
+
+using boost::system::error_code;
+using tcp = asio::ip::tcp;
+
+// After a 413 the client may still be sending the body; reading (and
+// discarding) it for a short while before closing lets the client see the
+// answer instead of a connection reset (the "lingering close" of nginx).
+constexpr std::chrono::milliseconds kLingerTimeout{2000};
+// An accept error other than cancellation (e.g. out of file descriptors) is
+// retried after this pause instead of spinning.
+constexpr std::chrono::milliseconds kAcceptErrorPause{100};
+
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// A bug in the server must not vanish: rethrow out of io_context::run().
+void RethrowIfError(const std::exception_ptr& error) {
+  if (error) std::rethrow_exception(error);
+}
+
+std::string_view ToStd(beast::string_view text) { return {text.data(), text.size()}; }
+
+// Malformed HTTP (worth a 400), as opposed to the peer closing early.
+bool IsHttpParseError(const error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+bool Allows(const std::vector<http::verb>& methods, http::verb method) {
+  return std::find(methods.begin(), methods.end(), method) != methods.end();
+}
+
+std::string AllowHeader(const std::vector<http::verb>& methods) {
+  std::string allow;
+  for (http::verb method : methods) {
+    if (!allow.empty()) allow += ", ";
+    allow += ToStd(http::to_string(method));
+  }
+  if (Allows(methods, http::verb::get) && !Allows(methods, http::verb::head)) allow += ", HEAD";
+  return allow;
+}
+
+// A response written when no request could be read completely.
+HttpServerResponse ErrorWithoutRequest(http::status status, std::string body) {
+  HttpServerResponse response{status, 11};
+  response.set(http::field::content_type, "text/plain; charset=utf-8");
+  response.keep_alive(false);
+  response.body() = std::move(body);
+  response.prepare_payload();
+  return response;
+}
+
+}  // namespace
+
+HttpServerResponse MakeHttpResponse(const HttpRequest& request, http::status status,
+                                    std::string body, std::string_view content_type) {
+  HttpServerResponse response{status, request.version()};
+  response.set(http::field::content_type, beast::string_view(content_type.data(), content_type.size()));
+  response.body() = std::move(body);
+  return response;
+}
+
+HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
+    : io_context_(io_context),
+      options_(std::move(options)),
+      acceptor_strand_(asio::make_strand(io_context)),
+      acceptor_(acceptor_strand_) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods,
+                          HttpHandler handler) {
+  routes_[std::move(path)] = Route{std::move(methods), std::move(handler)};
+}
+
+absl::StatusOr<uint16_t> HttpServer::Start() {
+  {
+    std::lock_guard lock(mutex_);
+    if (started_) return absl::FailedPreconditionError("HTTP server already started");
+  }
+  error_code ec;
+  const asio::ip::address address = asio::ip::make_address(options_.address, ec);
+  if (ec) {
+    return absl::InvalidArgumentError("invalid listen address '" + options_.address +
+                                      "': " + ec.message());
+  }
+  const tcp::endpoint endpoint(address, options_.port);
+  const std::string where = options_.address + ":" + std::to_string(options_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error_code ignored;
+    acceptor_.close(ignored);
+    return absl::UnavailableError("cannot listen on " + where + ": " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint().port();
+  {
+    std::lock_guard lock(mutex_);
+    started_ = true;
+    accept_loop_running_ = true;
+  }
+  asio::co_spawn(acceptor_strand_, Accept(), [this](std::exception_ptr error) {
+    AcceptLoopEnded();
+    RethrowIfError(error);
+  });
+  return port_;
+}
+
+void HttpServer::Stop() {
+  std::unique_lock lock(mutex_);
+  if (!started_) return;
+  if (!stopping_) {
+    stopping_ = true;
+    asio::post(acceptor_strand_, [this] {
+      error_code ignored;
+      acceptor_.close(ignored);
+    });
+    for (const auto& [id, stream] : open_) {
+      asio::post(stream->get_executor(), [this, id = id] { CloseIfOpen(id); });
+    }
+  }
+  finished_.wait(lock, [this] { return !accept_loop_running_ && active_sessions_ == 0; });
+}
+
+bool HttpServer::Register(uint64_t id, beast::tcp_stream* stream) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return false;
+  open_[id] = stream;
+  return true;
+}
+
+void HttpServer::Unregister(uint64_t id) {
+  std::lock_guard lock(mutex_);
+  open_.erase(id);
+}
+
+void HttpServer::CloseIfOpen(uint64_t id) {
+  std::lock_guard lock(mutex_);
+  // Runs on the connection's strand, like Unregister: a registered stream is alive.
+  auto it = open_.find(id);
+  if (it != open_.end()) it->second->close();
+}
+
+void HttpServer::SessionEnded() {
+  {
+    std::lock_guard lock(mutex_);
+    --active_sessions_;
+  }
+  finished_.notify_all();
+}
+
+void HttpServer::AcceptLoopEnded() {
+  {
+    std::lock_guard lock(mutex_);
+    accept_loop_running_ = false;
+  }
+  finished_.notify_all();
+}
+
+asio::awaitable<void> HttpServer::Accept() {
+  for (;;) {
+    error_code ec;
+    tcp::socket socket = co_await acceptor_.async_accept(
+        asio::make_strand(io_context_), asio::redirect_error(asio::use_awaitable, ec));
+    if (!acceptor_.is_open()) co_return;  // Stop()
+    if (ec) {
+      asio::steady_timer pause(acceptor_strand_, kAcceptErrorPause);
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    bool refuse = false;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) co_return;
+      refuse = active_sessions_ >= options_.max_connections;
+      if (!refuse) ++active_sessions_;
+    }
+    if (refuse) {
+      ++counters_.connections_refused;
+      socket.close(ec);
+      continue;
+    }
+    ++counters_.connections_accepted;
+    const uint64_t id = next_id_++;
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, Serve(beast::tcp_stream(std::move(socket)), id),
+                   [this](std::exception_ptr error) {
+                     SessionEnded();
+                     RethrowIfError(error);
+                   });
+  }
+}
+
+HttpServerResponse HttpServer::Dispatch(HttpRequest& request) {
+  const std::string_view target = ToStd(request.target());
+  const std::string path(target.substr(0, target.find('?')));
+  auto route = routes_.find(path);
+  if (route == routes_.end()) {
+    return MakeHttpResponse(request, http::status::not_found, "not found\n");
+  }
+  const std::vector<http::verb>& methods = route->second.methods;
+  const bool allowed =
+      Allows(methods, request.method()) ||
+      (request.method() == http::verb::head && Allows(methods, http::verb::get));
+  if (!allowed) {
+    HttpServerResponse response =
+        MakeHttpResponse(request, http::status::method_not_allowed, "method not allowed\n");
+    response.set(http::field::allow, AllowHeader(methods));
+    return response;
+  }
+  try {
+    return route->second.handler(request);
+  } catch (const std::exception&) {
+    ++counters_.handler_errors;
+    HttpServerResponse response =
+        MakeHttpResponse(request, http::status::internal_server_error, "internal error\n");
+    response.keep_alive(false);
+    return response;
+  }
+}
+
+asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
+  if (!Register(id, &stream)) co_return;  // stopping; the socket closes with this frame
+  // Every exit goes through the end of the loop, which unregisters explicitly
+  // (no RAII guard: it would outlive nothing and hide the exit paths).
+  beast::flat_buffer buffer;
+  error_code ec;
+  for (bool keep_open = true; keep_open;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(options_.max_header_bytes);
+    parser.body_limit(options_.max_body_bytes);
+    // Header first: Beast 1.74's eager async_read can lose a body_limit error,
+    // and Expect: 100-continue must be answered between header and body.
+    stream.expires_after(options_.idle_timeout);
+    co_await http::async_read_header(stream, buffer, parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    bool too_large = ec == http::error::body_limit ||
+                     (!ec && parser.content_length().value_or(0) > options_.max_body_bytes);
+    if (ec && !too_large) {
+      // A clean close or an idle keep-alive connection timing out before any
+      // byte of a new request is the normal end of a connection.
+      const bool partial = buffer.size() > 0 || parser.got_some();
+      if (ec == beast::error::timeout && partial) ++counters_.timeouts;
+      if (IsHttpParseError(ec)) {
+        ++counters_.bad_requests;
+        const auto status = ec == http::error::header_limit
+                                ? http::status::request_header_fields_too_large
+                                : http::status::bad_request;
+        HttpServerResponse response = ErrorWithoutRequest(status, "malformed HTTP request\n");
+        stream.expires_after(options_.write_timeout);
+        co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+      }
+      break;
+    }
+    if (!too_large && !parser.is_done()) {
+      const auto expect = parser.get()[http::field::expect];
+      if (beast::iequals(expect, "100-continue")) {
+        stream.expires_after(options_.write_timeout);
+        co_await asio::async_write(stream, asio::buffer(kContinue.data(), kContinue.size()),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+      }
+      stream.expires_after(options_.read_timeout);
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+      too_large = ec == http::error::body_limit;
+      if (ec && !too_large) {
+        if (ec == beast::error::timeout) ++counters_.timeouts;
+        if (IsHttpParseError(ec)) {
+          ++counters_.bad_requests;
+          HttpServerResponse response =
+              ErrorWithoutRequest(http::status::bad_request, "malformed HTTP request body\n");
+          stream.expires_after(options_.write_timeout);
+          co_await http::async_write(stream, response,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+        }
+        break;
+      }
+    }
+    if (too_large) {
+      ++counters_.bodies_too_large;
+      HttpServerResponse response =
+          ErrorWithoutRequest(http::status::payload_too_large,
+                              "request body larger than " +
+                                  std::to_string(options_.max_body_bytes) + " bytes\n");
+      stream.expires_after(options_.write_timeout);
+      co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) {
+        stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+        stream.expires_after(std::min(kLingerTimeout, options_.read_timeout));
+        std::array<char, 16 * 1024> scratch;
+        while (!ec) {
+          co_await stream.async_read_some(asio::buffer(scratch),
+                                          asio::redirect_error(asio::use_awaitable, ec));
+        }
+      }
+      break;
+    }
+
+    HttpRequest request = parser.release();
+    ++counters_.requests;
+    const bool request_keep_alive = request.keep_alive();
+    HttpServerResponse response = Dispatch(request);
+    keep_open = request_keep_alive && response.keep_alive();
+    response.version(request.version());
+    response.keep_alive(keep_open);
+    if (request.method() == http::verb::head) {
+      // Same headers as GET would get, no body.
+      const size_t length = response.body().size();
+      response.body().clear();
+      response.content_length(length);
+    } else {
+      response.prepare_payload();
+    }
+    stream.expires_after(options_.write_timeout);
+    co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (ec == beast::error::timeout) ++counters_.timeouts;
+      break;
+    }
+  }
+  Unregister(id);
+  stream.socket().close(ec);
+}
+
+}  // namespace rayagg

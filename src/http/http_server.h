@@ -1,0 +1,131 @@
+// A small asynchronous HTTP/1.1 server (Beast + coroutines) for the daemon's
+// own listeners: JSON ingest of Ray's export (issue 7) and the ops endpoints
+// (/metrics, /healthz, /readyz). It owns routing and protocol hygiene so that
+// handlers only see complete, size-checked requests:
+//   - 404 for an unknown path, 405 (with Allow) for a method the route lacks,
+//     413 above the body limit, 400 for malformed HTTP;
+//   - deadlines on every read and write, a bounded number of connections,
+//     keep-alive, Expect: 100-continue, HEAD answered without a body;
+//   - Stop() closes everything and returns once no coroutine is left.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/asio.h"
+
+namespace rayagg {
+
+using HttpRequest = http::request<http::string_body>;
+using HttpServerResponse = http::response<http::string_body>;
+
+// Called on one of the io_context's threads, possibly concurrently for
+// different connections: it must be thread-safe and should not block for
+// long. The request may be modified (e.g. its body moved out). The server
+// sets the response's version, keep-alive and Content-Length; a handler that
+// wants the connection closed sets `response.keep_alive(false)`.
+using HttpHandler = std::function<HttpServerResponse(HttpRequest& request)>;
+
+struct HttpServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 0;  // 0: the OS picks; see HttpServer::port()
+  uint64_t max_body_bytes = 1024 * 1024;
+  uint32_t max_header_bytes = 16 * 1024;
+  size_t max_connections = 64;
+  // Waiting for (the header of) the next request, also on a kept-alive connection.
+  std::chrono::milliseconds idle_timeout{60'000};
+  // Reading a request's body once its header has arrived.
+  std::chrono::milliseconds read_timeout{60'000};
+  // Writing one response (and an interim 100 Continue).
+  std::chrono::milliseconds write_timeout{30'000};
+};
+
+struct HttpServerCounters {
+  std::atomic<uint64_t> connections_accepted{0};
+  // Closed at once because max_connections were open.
+  std::atomic<uint64_t> connections_refused{0};
+  std::atomic<uint64_t> requests{0};  // complete requests routed (any status)
+  std::atomic<uint64_t> bad_requests{0};        // malformed HTTP, answered 400
+  std::atomic<uint64_t> bodies_too_large{0};    // answered 413
+  std::atomic<uint64_t> timeouts{0};            // a read or write deadline passed
+  std::atomic<uint64_t> handler_errors{0};      // a handler threw; answered 500
+};
+
+// A plain response for `request`: status, Content-Type and body.
+HttpServerResponse MakeHttpResponse(const HttpRequest& request, http::status status,
+                                    std::string body,
+                                    std::string_view content_type = "text/plain; charset=utf-8");
+
+class HttpServer {
+ public:
+  // The io_context may be run by several threads: the acceptor and each
+  // connection run on strands of their own.
+  HttpServer(asio::io_context& io_context, HttpServerOptions options);
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+  ~HttpServer();  // Stop()
+
+  // Before Start(). `path` is matched exactly against the request target
+  // without its query string. A route allowing GET also answers HEAD.
+  void AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler);
+
+  // Binds, listens and starts accepting; returns the bound port. An address
+  // that does not parse or a port that cannot be bound is an error naming it.
+  absl::StatusOr<uint16_t> Start();
+
+  uint16_t port() const { return port_; }
+  const HttpServerCounters& counters() const { return counters_; }
+
+  // Stops accepting, closes every connection (a handler already running
+  // finishes first) and blocks until every coroutine of this server has
+  // ended. Idempotent. The io_context must be running on another thread
+  // (never call this from one of its threads).
+  void Stop();
+
+ private:
+  struct Route {
+    std::vector<http::verb> methods;
+    HttpHandler handler;
+  };
+  asio::awaitable<void> Accept();
+  asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
+  HttpServerResponse Dispatch(HttpRequest& request);
+
+  // Registry of open connections, so Stop() can close them. Register
+  // returns false when stopping (the connection must end at once).
+  bool Register(uint64_t id, beast::tcp_stream* stream);
+  void Unregister(uint64_t id);
+  void CloseIfOpen(uint64_t id);  // on the connection's strand
+  void SessionEnded();
+  void AcceptLoopEnded();
+
+  asio::io_context& io_context_;
+  const HttpServerOptions options_;
+  std::unordered_map<std::string, Route> routes_;
+  HttpServerCounters counters_;
+  asio::strand<asio::io_context::executor_type> acceptor_strand_;
+  asio::ip::tcp::acceptor acceptor_;
+  uint16_t port_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  // Guarded by mutex_.
+  bool started_ = false;
+  bool stopping_ = false;
+  bool accept_loop_running_ = false;
+  size_t active_sessions_ = 0;  // reserved by the accept loop, released when a session ended
+  std::unordered_map<uint64_t, beast::tcp_stream*> open_;
+  uint64_t next_id_ = 0;  // only touched by the accept loop
+};
+
+}  // namespace rayagg

@@ -1,0 +1,325 @@
+// HttpServer on a real loopback socket, driven by real clients: our
+// HttpClient for POSTs and a plain socket for everything HttpClient does not
+// send (other methods, malformed or chunked requests, Expect, idle sockets).
+#include "http/http_server.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "http/http_client.h"
+#include "support/io_thread.h"
+#include "support/run_coroutine.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rayagg::HttpClient;
+using rayagg::HttpHandler;
+using rayagg::HttpRequest;
+using rayagg::HttpResult;
+using rayagg::HttpServer;
+using rayagg::HttpServerOptions;
+using rayagg::HttpServerResponse;
+using rayagg::MakeHttpResponse;
+using rayagg::test::IoThread;
+using rayagg::test::RunCoroutine;
+namespace asio = rayagg::asio;
+namespace beast = rayagg::beast;
+namespace http = rayagg::http;
+using tcp = asio::ip::tcp;
+
+// Only a broken server makes a client wait this long.
+constexpr auto kClientTimeout = 10s;
+
+// A blocking loopback socket whose every read and write gives up after
+// kClientTimeout (SO_RCVTIMEO / SO_SNDTIMEO), so a broken server fails the
+// test instead of hanging it.
+class RawClient {
+ public:
+  explicit RawClient(uint16_t port) : socket_(io_) {
+    socket_.connect(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), port));
+    timeval timeout{};
+    timeout.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(kClientTimeout).count();
+    setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    setsockopt(socket_.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  }
+
+  void Send(const std::string& bytes) { asio::write(socket_, asio::buffer(bytes)); }
+
+  // Reads one response; `head` for the answer to a HEAD request (no body).
+  http::response<http::string_body> Read(bool head = false) {
+    http::response_parser<http::string_body> parser;
+    parser.skip(head);
+    http::read(socket_, buffer_, parser);
+    return parser.release();
+  }
+
+  // Reads until the server closes; returns what arrived. Fails on timeout.
+  std::string ReadUntilClosed() {
+    std::string received(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    buffer_.consume(buffer_.size());
+    std::array<char, 4096> chunk;
+    for (;;) {
+      boost::system::error_code ec;
+      const size_t n = socket_.read_some(asio::buffer(chunk), ec);
+      received.append(chunk.data(), n);
+      if (ec == asio::error::eof || ec == asio::error::connection_reset) return received;
+      if (ec) throw boost::system::system_error(ec);
+    }
+  }
+
+ private:
+  asio::io_context io_;
+  tcp::socket socket_;
+  beast::flat_buffer buffer_;
+};
+
+// The server closes a timed-out socket before its coroutine resumes and
+// counts, so counters are awaited (with a deadline) rather than read once.
+bool WaitForCount(const std::atomic<uint64_t>& counter, uint64_t expected) {
+  const auto deadline = std::chrono::steady_clock::now() + kClientTimeout;
+  while (counter.load() != expected) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+HttpHandler Echo() {
+  return [](HttpRequest& request) {
+    return MakeHttpResponse(request, http::status::ok,
+                            std::string(request.method_string()) + " " +
+                                std::string(request.target()) + " " + request.body());
+  };
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  // Two threads: handlers of different connections may run concurrently.
+  void StartServer(HttpServerOptions options = {}) {
+    server_ = std::make_unique<HttpServer>(server_io_, std::move(options));
+    server_->AddRoute("/v1/events", {http::verb::post}, Echo());
+    server_->AddRoute("/metrics", {http::verb::get}, Echo());
+    server_->AddRoute("/boom", {http::verb::post}, [](HttpRequest&) -> HttpServerResponse {
+      throw std::runtime_error("handler bug");
+    });
+    auto port = server_->Start();
+    ASSERT_TRUE(port.ok()) << port.status();
+    ASSERT_NE(*port, 0);
+    ASSERT_EQ(*port, server_->port());
+  }
+
+  std::unique_ptr<HttpClient> MakeClient(const std::string& target) {
+    auto url = rayagg::ParseUrl("http://127.0.0.1:" + std::to_string(server_->port()) + target);
+    EXPECT_TRUE(url.ok()) << url.status();
+    return std::make_unique<HttpClient>(client_io_.get_executor(), *url, kClientTimeout);
+  }
+
+  HttpResult Post(HttpClient& client, std::string body) {
+    return RunCoroutine(client_io_, client.Post(std::move(body), {}));
+  }
+
+  asio::io_context client_io_;
+  asio::io_context server_io_;
+  IoThread server_thread_a_{server_io_};
+  IoThread server_thread_b_{server_io_};
+  // Declared last: stopped (destroyed) while the io threads still run.
+  std::unique_ptr<HttpServer> server_;
+
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+};
+
+TEST_F(HttpServerTest, RoutesPostToHandlerAndKeepsConnectionAlive) {
+  StartServer();
+  auto client = MakeClient("/v1/events?source=ray");
+
+  const HttpResult first = Post(*client, "[1]");
+  const HttpResult second = Post(*client, "[2]");
+
+  ASSERT_FALSE(first.error) << first.error.message();
+  ASSERT_FALSE(second.error) << second.error.message();
+  EXPECT_EQ(first.response.status, 200u);
+  EXPECT_EQ(first.response.body, "POST /v1/events?source=ray [1]");
+  EXPECT_EQ(second.response.body, "POST /v1/events?source=ray [2]");
+  EXPECT_EQ(client->connections_opened(), 1u);
+  EXPECT_EQ(server_->counters().connections_accepted.load(), 1u);
+  EXPECT_EQ(server_->counters().requests.load(), 2u);
+}
+
+TEST_F(HttpServerTest, UnknownPathIs404) {
+  StartServer();
+  auto client = MakeClient("/v1/other");
+  const HttpResult result = Post(*client, "[]");
+  ASSERT_FALSE(result.error) << result.error.message();
+  EXPECT_EQ(result.response.status, 404u);
+}
+
+TEST_F(HttpServerTest, WrongMethodIs405WithAllow) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 405u);
+  EXPECT_EQ(response[http::field::allow], "POST");
+  EXPECT_TRUE(response.keep_alive());
+}
+
+TEST_F(HttpServerTest, HeadOnGetRouteHasLengthButNoBody) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send("HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto head = client.Read(/*head=*/true);
+  EXPECT_EQ(head.result_int(), 200u);
+  EXPECT_EQ(head[http::field::content_length], std::to_string(std::string("HEAD /metrics ").size()));
+  EXPECT_TRUE(head.body().empty());
+  // The connection is still in sync: the next response is read correctly.
+  client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(client.Read().body(), "GET /metrics ");
+}
+
+TEST_F(HttpServerTest, BodyOverLimitIs413) {
+  StartServer(HttpServerOptions{.max_body_bytes = 1024});
+  auto client = MakeClient("/v1/events");
+
+  const HttpResult at_limit = Post(*client, std::string(1024, 'a'));
+  const HttpResult over = Post(*client, std::string(64 * 1024, 'a'));
+
+  ASSERT_FALSE(at_limit.error) << at_limit.error.message();
+  EXPECT_EQ(at_limit.response.status, 200u);
+  ASSERT_FALSE(over.error) << over.error.message();
+  EXPECT_EQ(over.response.status, 413u);
+  EXPECT_EQ(server_->counters().bodies_too_large.load(), 1u);
+}
+
+TEST_F(HttpServerTest, ChunkedBodyOverLimitIs413) {
+  StartServer(HttpServerOptions{.max_body_bytes = 16});
+  RawClient client(server_->port());
+  client.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "10\r\n0123456789abcdef\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n");
+  EXPECT_EQ(client.Read().result_int(), 413u);
+}
+
+TEST_F(HttpServerTest, ChunkedBodyWithinLimitReachesHandler) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\n[1,\r\n2\r\n2]\r\n0\r\n\r\n");
+  const auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 200u);
+  EXPECT_EQ(response.body(), "POST /v1/events [1,2]");
+}
+
+TEST_F(HttpServerTest, MalformedRequestIs400AndClosed) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send("THIS IS NOT HTTP\r\n\r\n");
+  const std::string answer = client.ReadUntilClosed();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer;
+  EXPECT_EQ(server_->counters().bad_requests.load(), 1u);
+}
+
+TEST_F(HttpServerTest, ExpectContinueGetsInterimResponse) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+  EXPECT_EQ(client.Read(/*head=*/true).result_int(), 100u);
+  client.Send("[]");
+  const auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 200u);
+  EXPECT_EQ(response.body(), "POST /v1/events []");
+}
+
+TEST_F(HttpServerTest, HandlerExceptionIs500) {
+  StartServer();
+  auto client = MakeClient("/boom");
+  const HttpResult result = Post(*client, "[]");
+  ASSERT_FALSE(result.error) << result.error.message();
+  EXPECT_EQ(result.response.status, 500u);
+  EXPECT_EQ(server_->counters().handler_errors.load(), 1u);
+}
+
+TEST_F(HttpServerTest, IdleConnectionIsClosedAfterIdleTimeout) {
+  StartServer(HttpServerOptions{.idle_timeout = 100ms});
+  RawClient idle(server_->port());
+  EXPECT_EQ(idle.ReadUntilClosed(), "");
+  EXPECT_EQ(server_->counters().timeouts.load(), 0u);  // no request had started
+
+  RawClient partial(server_->port());
+  partial.Send("POST /v1/events HTTP/1.1\r\nHo");
+  EXPECT_EQ(partial.ReadUntilClosed(), "");
+  EXPECT_TRUE(WaitForCount(server_->counters().timeouts, 1));
+}
+
+TEST_F(HttpServerTest, SlowBodyIsCutAtReadTimeout) {
+  StartServer(HttpServerOptions{.read_timeout = 100ms});
+  RawClient client(server_->port());
+  client.Send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n[1");
+  EXPECT_EQ(client.ReadUntilClosed(), "");
+  EXPECT_TRUE(WaitForCount(server_->counters().timeouts, 1));
+  EXPECT_EQ(server_->counters().requests.load(), 0u);
+}
+
+TEST_F(HttpServerTest, ConnectionsBeyondLimitAreRefused) {
+  StartServer(HttpServerOptions{.max_connections = 1});
+  RawClient first(server_->port());
+  first.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_EQ(first.Read().result_int(), 200u);  // accepted and still open
+
+  RawClient second(server_->port());
+  EXPECT_EQ(second.ReadUntilClosed(), "");
+  EXPECT_EQ(server_->counters().connections_refused.load(), 1u);
+
+  // The first connection is unaffected.
+  first.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(first.Read().result_int(), 200u);
+}
+
+TEST_F(HttpServerTest, StopClosesOpenConnectionsAndListener) {
+  StartServer();
+  const uint16_t port = server_->port();
+  RawClient open(port);
+  open.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_EQ(open.Read().result_int(), 200u);
+
+  server_->Stop();
+  server_->Stop();  // idempotent
+
+  EXPECT_EQ(open.ReadUntilClosed(), "");
+  EXPECT_THROW(RawClient{port}, boost::system::system_error);
+}
+
+TEST_F(HttpServerTest, StopWithoutStartReturns) {
+  HttpServer server(server_io_, HttpServerOptions{});
+  server.Stop();
+}
+
+TEST_F(HttpServerTest, BindErrorsNameTheAddress) {
+  StartServer();
+  HttpServer taken(server_io_, HttpServerOptions{.port = server_->port()});
+  auto busy = taken.Start();
+  ASSERT_FALSE(busy.ok());
+  EXPECT_NE(busy.status().message().find("127.0.0.1:" + std::to_string(server_->port())),
+            std::string::npos)
+      << busy.status();
+
+  HttpServer invalid(server_io_, HttpServerOptions{.address = "not-an-ip"});
+  auto bad = invalid.Start();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not-an-ip"), std::string::npos) << bad.status();
+}
+
+}  // namespace
