@@ -100,7 +100,7 @@ void Sink::Refill() {
     // Events left over after a body hit batch.max_bytes: keep them in front.
     EventBatch rest;
     for (size_t i = staged_next_; i < staged_.size(); ++i) {
-      rest.Add(staged_.event_type(i), staged_.bytes(i));
+      rest.Add(staged_.event_type(i), staged_.bytes(i), staged_.received_count(i));
     }
     staged_ = std::move(rest);
     staged_next_ = 0;
@@ -115,7 +115,7 @@ void Sink::Refill() {
 
 size_t Sink::EncodeBatch() {
   body_.clear();
-  body_types_.clear();
+  body_events_.clear();
   full_by_bytes_ = false;
   body_.reserve(std::min<size_t>(config_.batch.max_bytes, staged_.byte_size() * 2 + 2));
   body_.push_back('[');
@@ -127,7 +127,7 @@ size_t Sink::EncodeBatch() {
     if (absl::Status encoded = encoder_->AppendEvent(staged_.bytes(staged_next_), body_);
         !encoded.ok()) {
       body_.resize(mark);
-      drops_.Add(DropReason::kEncodeError, type);
+      drops_.Add(DropReason::kEncodeError, type, staged_.received_count(staged_next_));
       logger_.error("event dropped: cannot encode as JSON sink={} reason={}", config_.name,
                     std::string(encoded.message()));
       ++staged_next_;
@@ -136,7 +136,7 @@ size_t Sink::EncodeBatch() {
     if (body_.size() + 1 > config_.batch.max_bytes) {  // +1 for the closing ']'
       body_.resize(mark);
       if (count == 0) {
-        drops_.Add(DropReason::kTooLarge, type);
+        drops_.Add(DropReason::kTooLarge, type, staged_.received_count(staged_next_));
         logger_.warn("event dropped: larger than batch.max_bytes sink={} max_bytes={}",
                      config_.name, config_.batch.max_bytes);
         ++staged_next_;
@@ -145,7 +145,7 @@ size_t Sink::EncodeBatch() {
       full_by_bytes_ = true;
       break;
     }
-    body_types_.push_back(type);
+    body_events_.push_back({type, staged_.received_count(staged_next_)});
     ++count;
     ++staged_next_;
   }
@@ -154,14 +154,22 @@ size_t Sink::EncodeBatch() {
 }
 
 void Sink::DropUndelivered(DropReason reason) {
-  for (size_t i = staged_next_; i < staged_.size(); ++i) drops_.Add(reason, staged_.event_type(i));
+  for (size_t i = staged_next_; i < staged_.size(); ++i) {
+    drops_.Add(reason, staged_.event_type(i), staged_.received_count(i));
+  }
   staged_.Clear();
   staged_next_ = 0;
   EventBatch unread;
   while (log_.Read(cursor_, 4096, unread) > 0) {
-    for (size_t i = 0; i < unread.size(); ++i) drops_.Add(reason, unread.event_type(i));
+    for (size_t i = 0; i < unread.size(); ++i) {
+      drops_.Add(reason, unread.event_type(i), unread.received_count(i));
+    }
     unread.Clear();
   }
+}
+
+void Sink::DropBody(DropReason reason) {
+  for (const BodyEvent& event : body_events_) drops_.Add(reason, event.event_type, event.received);
 }
 
 asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
@@ -169,7 +177,7 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
-      for (int32_t type : body_types_) drops_.Add(DropReason::kShutdown, type);
+      DropBody(DropReason::kShutdown);
       co_return;
     }
     const auto started = Clock::now();
@@ -188,7 +196,7 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
     counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
     const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
     if (config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries)) {
-      for (int32_t type : body_types_) drops_.Add(DropReason::kRetriesExhausted, type);
+      DropBody(DropReason::kRetriesExhausted);
       logger_.warn("batch dropped after {} retries sink={} events={} failure={}", retry,
                    config_.name, event_count, outcome.failure);
       co_return;

@@ -98,7 +98,15 @@ class Sink {
   EventBatch staged_;          // read from the log, not yet delivered
   size_t staged_next_ = 0;     // first staged event not yet in a body
   std::string body_;
-  std::vector<int32_t> body_types_;  // event types in body_, for drop accounting
+  // What body_ stands for, for drop accounting: each event's type and how
+  // many received events it carries (more than one once coalesced), since
+  // drops count received events.
+  struct BodyEvent {
+    int32_t event_type;
+    uint32_t received;
+  };
+  std::vector<BodyEvent> body_events_;
+  void DropBody(DropReason reason);
   bool draining_ = false;
   Clock::time_point drain_deadline_ = Clock::time_point::max();
 

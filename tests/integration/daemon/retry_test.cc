@@ -137,5 +137,30 @@ TEST_F(RetryTest, RetryLimitDropsTheBatchAndCountsItPerType) {
   ASSERT_TRUE(WaitForEvent(server_, later));
 }
 
+TEST_F(RetryTest, DroppedCoalescedEventCountsEveryEventItStandsFor) {
+  // The first POST hangs until the request timeout; meanwhile three reports
+  // of one task attempt arrive unread and coalesce into one entry.
+  server_.Enqueue(TestHttpServer::Hang{});
+  server_.SetDefaultBehavior(TestHttpServer::Respond{.status = 500});
+  SinkConfig sink_config = FastHttpSink(server_.Url("/events"));
+  sink_config.retry.max_retries = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink_config})));
+
+  ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{TaskDefinitionEvent("hung", 0)}).ok());
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+  const std::vector<RayEvent> reports = {TaskLifecycleEvent("merged", 0, ray::rpc::PENDING_ARGS_AVAIL),
+                                         TaskLifecycleEvent("merged", 0, ray::rpc::RUNNING),
+                                         TaskLifecycleEvent("merged", 0, ray::rpc::FINISHED)};
+  ASSERT_TRUE(harness().AddEvents(reports).ok());
+  EXPECT_EQ(harness().daemon().buffer_snapshot().coalesced_events, 2u);
+
+  const Sink& sink = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return sink.drops().Total() == 4; }));
+  EXPECT_EQ(server_.RequestCount(), 2u);  // the hung batch, then the merged event once
+  const auto drops = sink.drops().Snapshot();
+  EXPECT_EQ(drops.at({DropReason::kRetriesExhausted, RayEvent::TASK_DEFINITION_EVENT}), 1u);
+  EXPECT_EQ(drops.at({DropReason::kRetriesExhausted, RayEvent::TASK_LIFECYCLE_EVENT}), 3u);
+}
+
 }  // namespace
 }  // namespace rayagg::test
