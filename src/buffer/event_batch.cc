@@ -23,23 +23,26 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
   while (first_multi < spans_.size() && spans_[first_multi].parts_count == 0) ++first_multi;
   if (first_multi == spans_.size()) return 0;
 
-  // Rebuild from the first multi-part event on into the scratch buffers (not
-  // in place: a merge result may be larger than the part it would overwrite
-  // before the next parts are read), then swap them in. Both keep their
+  // Rebuild from the first multi-part event on (not in place: a merge result
+  // may be larger than the part it would overwrite before the next parts are
+  // read). The bytes move to the scratch buffer by a swap, not a copy; only
+  // the prefix left as it is gets copied back. Both buffers keep their
   // capacity, so a sink's steady state allocates nothing here.
   const size_t keep_bytes = spans_[first_multi].offset;
-  scratch_data_.assign(data_, keep_bytes, std::string::npos);
-  data_.resize(keep_bytes);
+  scratch_data_.swap(data_);
+  data_.assign(scratch_data_, 0, keep_bytes);
   scratch_spans_.assign(spans_.begin() + static_cast<ptrdiff_t>(first_multi), spans_.end());
   spans_.resize(first_multi);
-  scratch_part_sizes_.assign(part_sizes_.begin(), part_sizes_.end());
   // Parts of multi-part events before `first` (left to the caller) come
   // before those of the first one merged here.
-  part_sizes_.resize(scratch_spans_.front().parts_begin);
+  scratch_part_sizes_.swap(part_sizes_);
+  part_sizes_.assign(scratch_part_sizes_.begin(),
+                     scratch_part_sizes_.begin() +
+                         static_cast<ptrdiff_t>(scratch_spans_.front().parts_begin));
   size_t failed = 0;
   for (const Span& span : scratch_spans_) {
     const std::string_view bytes =
-        std::string_view(scratch_data_).substr(span.offset - keep_bytes, span.size);
+        std::string_view(scratch_data_).substr(span.offset, span.size);
     if (span.parts_count == 0) {
       Add(span.event_type, bytes, span.received);
       continue;

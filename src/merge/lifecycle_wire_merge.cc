@@ -1,7 +1,6 @@
 #include "merge/lifecycle_wire_merge.h"
 
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
 #include <optional>
@@ -32,64 +31,70 @@ struct WireField {
   std::string_view whole;    // tag through end
 };
 
-// Walks the fields of one message encoding.
+// Walks the fields of one message encoding. Hand-rolled rather than over
+// protobuf's CodedInputStream: a merge opens a reader per message, per
+// transition and per timestamp, and constructing a CodedInputStream each time
+// cost more than the walk itself.
 class WireReader {
  public:
-  explicit WireReader(std::string_view bytes)
-      : bytes_(bytes),
-        input_(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size())) {}
+  explicit WireReader(std::string_view bytes) : bytes_(bytes) {}
 
   // The next field, or nullopt at the end; `failed()` tells an error apart.
   std::optional<WireField> Next() {
-    const int start = input_.CurrentPosition();
-    const uint32_t tag = input_.ReadTag();
-    if (tag == 0) {
-      failed_ = input_.CurrentPosition() != static_cast<int>(bytes_.size()) ||
-                start != static_cast<int>(bytes_.size());
-      return std::nullopt;
-    }
-    WireField field{static_cast<int>(tag >> 3), tag & 7, 0, {}, {}};
-    bool ok = true;
+    if (position_ == bytes_.size()) return std::nullopt;
+    const size_t start = position_;
+    uint64_t tag = 0;
+    if (!ReadVarint(tag) || tag > UINT32_MAX || (tag >> 3) == 0) return Fail();
+    WireField field{static_cast<int>(tag >> 3), static_cast<uint32_t>(tag & 7), 0, {}, {}};
     switch (field.wire_type) {
       case kWireVarint:
-        ok = input_.ReadVarint64(&field.varint);
+        if (!ReadVarint(field.varint)) return Fail();
         break;
-      case kWireFixed64: {
-        uint64_t ignored;
-        ok = input_.ReadLittleEndian64(&ignored);
+      case kWireFixed64:
+        if (!Skip(8)) return Fail();
         break;
-      }
-      case kWireFixed32: {
-        uint32_t ignored;
-        ok = input_.ReadLittleEndian32(&ignored);
+      case kWireFixed32:
+        if (!Skip(4)) return Fail();
         break;
-      }
       case kWireLength: {
-        uint32_t length;
-        ok = input_.ReadVarint32(&length) &&
-             length <= bytes_.size() - static_cast<size_t>(input_.CurrentPosition());
-        if (ok) {
-          field.content = bytes_.substr(static_cast<size_t>(input_.CurrentPosition()), length);
-          ok = input_.Skip(static_cast<int>(length));
-        }
+        uint64_t length = 0;
+        if (!ReadVarint(length) || length > bytes_.size() - position_) return Fail();
+        field.content = bytes_.substr(position_, length);
+        position_ += length;
         break;
       }
       default:
-        ok = false;  // groups: not in Ray's protos
+        return Fail();  // groups: not in Ray's protos
     }
-    if (!ok || field.number == 0) {
-      failed_ = true;
-      return std::nullopt;
-    }
-    field.whole = bytes_.substr(static_cast<size_t>(start),
-                                static_cast<size_t>(input_.CurrentPosition() - start));
+    field.whole = bytes_.substr(start, position_ - start);
     return field;
   }
   bool failed() const { return failed_; }
 
  private:
+  std::optional<WireField> Fail() {
+    failed_ = true;
+    position_ = bytes_.size();
+    return std::nullopt;
+  }
+  bool Skip(size_t count) {
+    if (count > bytes_.size() - position_) return false;
+    position_ += count;
+    return true;
+  }
+  // At most 10 bytes, as protobuf allows.
+  bool ReadVarint(uint64_t& value) {
+    value = 0;
+    for (int shift = 0; shift < 70 && position_ < bytes_.size(); shift += 7) {
+      const auto byte = static_cast<uint8_t>(bytes_[position_++]);
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (byte < 0x80) return true;
+    }
+    return false;
+  }
+
   std::string_view bytes_;
-  pb::io::CodedInputStream input_;
+  size_t position_ = 0;
   bool failed_ = false;
 };
 
@@ -195,11 +200,15 @@ bool LifecycleWireMerge::Merge(std::span<const std::string_view> parts, std::str
     if (event_type.has_value() && *event_type != type) return false;
     event_type = type;
   }
-  // Union in received order, then a stable sort by time: ties keep it.
-  std::stable_sort(transitions_.begin(), transitions_.end(),
-                   [](const Transition& a, const Transition& b) {
-                     return a.seconds != b.seconds ? a.seconds < b.seconds : a.nanos < b.nanos;
-                   });
+  // Union in received order, then a stable sort by time: ties keep it. An
+  // insertion sort: a handful of transitions, mostly in order already, and
+  // unlike std::stable_sort it allocates nothing.
+  for (size_t i = 1; i < transitions_.size(); ++i) {
+    const Transition moving = transitions_[i];
+    size_t j = i;
+    for (; j > 0 && Earlier(moving, transitions_[j - 1]); --j) transitions_[j] = transitions_[j - 1];
+    transitions_[j] = moving;
+  }
   for (const Transition& transition : transitions_) {
     AppendLengthDelimited(kTransitionsField, transition.bytes, payload_);
   }

@@ -49,6 +49,9 @@ class LifecycleWireMerge {
     uint64_t state;
     std::string_view bytes;  // the element's encoding
   };
+  static bool Earlier(const Transition& a, const Transition& b) {
+    return a.seconds != b.seconds ? a.seconds < b.seconds : a.nanos < b.nanos;
+  }
   // Appends part `part`'s payload fields to payload_ and its transitions
   // to transitions_.
   bool ReadPayload(std::string_view payload_bytes, int part);
