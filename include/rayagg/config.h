@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rayagg/event_type_filter.h"
@@ -53,6 +54,20 @@ struct RetryConfig {
   int64_t max_retries = -1;
 };
 
+// `sinks[i].compression:` — how request bodies are encoded.
+enum class Compression { kNone, kGzip };
+
+// `sinks[i].tls:` — https:// sinks only. Verification is on by default,
+// against the system's CA store unless `ca_file` is set.
+struct TlsConfig {
+  std::string ca_file;    // PEM bundle trusted instead of the system CAs
+  std::string cert_file;  // PEM client certificate (chain) for mTLS; needs key_file
+  std::string key_file;   // PEM private key of cert_file
+  // Name sent as SNI and checked against the certificate; "" means the URL's host.
+  std::string server_name;
+  bool insecure_skip_verify = false;  // accept any certificate (logged as a warning)
+};
+
 // One entry of `sinks:`. Only `url` is required.
 struct SinkConfig {
   std::string name;  // defaults to "sink-<index>"
@@ -65,6 +80,14 @@ struct SinkConfig {
   BatchConfig batch;
   Duration request_timeout{3000};           // total per POST: connect + send + receive
   RetryConfig retry;
+  // Sent with every request, after the built-in ones (which they may
+  // replace). Values may be secrets: they are never logged.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // A file holding a token sent as "Authorization: Bearer <token>"; re-read
+  // when the file changes, so it can be rotated without a restart.
+  std::string bearer_token_file;
+  Compression compression = Compression::kNone;  // kGzip: "Content-Encoding: gzip"
+  TlsConfig tls;
 };
 
 // `log:`
@@ -78,12 +101,20 @@ struct ShutdownConfig {
   Duration drain_timeout{5000};
 };
 
+// Ray's token authentication (RAY_AUTH_MODE=token), from the environment
+// only: ingest calls must carry "authorization: Bearer <token>".
+struct IngestAuthConfig {
+  bool token_required = false;
+  std::string token;  // a secret: never logged
+};
+
 struct Config {
   GrpcConfig grpc;
   BufferConfig buffer;
   std::vector<SinkConfig> sinks;
   LogConfig log;
   ShutdownConfig shutdown;
+  IngestAuthConfig ingest_auth;
 };
 
 }  // namespace rayagg

@@ -19,7 +19,31 @@ std::string HostPort(const std::string& host, uint16_t port) {
   return strings::Cat(host, ":", port);
 }
 
-// Three lines: destination; what and how it batches; how it retries.
+// Header names, token file path, compression and TLS settings. Never a
+// header value or a token: either may be a secret.
+std::string DescribeHttpOptions(const SinkConfig& sink) {
+  std::vector<std::string> parts;
+  if (!sink.headers.empty()) {
+    std::vector<std::string_view> names;
+    for (const auto& header : sink.headers) names.push_back(header.first);
+    parts.push_back(strings::Cat("headers ", strings::Join(names, ", "), " (values hidden)"));
+  }
+  if (!sink.bearer_token_file.empty()) {
+    parts.push_back(strings::Cat("bearer token from ", sink.bearer_token_file));
+  }
+  if (sink.compression == Compression::kGzip) parts.push_back("gzip");
+  const TlsConfig& tls = sink.tls;
+  if (tls.insecure_skip_verify) parts.push_back("TLS verification OFF (insecure_skip_verify)");
+  if (!tls.ca_file.empty()) parts.push_back(strings::Cat("CA file ", tls.ca_file));
+  if (!tls.cert_file.empty()) {
+    parts.push_back(strings::Cat("client certificate ", tls.cert_file, " key ", tls.key_file));
+  }
+  if (!tls.server_name.empty()) parts.push_back(strings::Cat("TLS server name ", tls.server_name));
+  return strings::Join(parts, "; ");
+}
+
+// Three lines: destination; what and how it batches; how it retries; a
+// fourth for HTTP options when any is set.
 void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
   const RetryConfig& retry = sink.retry;
   const std::string retries = retry.max_retries < 0
@@ -35,6 +59,9 @@ void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
                                "; retry ", retries, ", backoff ",
                                FormatDuration(retry.initial_backoff), " doubling to ",
                                FormatDuration(retry.max_backoff), ", jitter ", retry.jitter_ratio));
+  if (std::string http = DescribeHttpOptions(sink); !http.empty()) {
+    lines.push_back(strings::Cat("    ", http));
+  }
 }
 
 }  // namespace
@@ -45,7 +72,8 @@ std::string DescribeConfig(const Config& config) {
       "gRPC listener ", HostPort(config.grpc.address, config.grpc.port), " (max message ",
       FormatByteSize(config.grpc.max_receive_message_bytes), "); buffer ", config.buffer.max_events,
       " events / ", FormatByteSize(config.buffer.max_bytes), "; log level ", config.log.level,
-      "; drain timeout ", FormatDuration(config.shutdown.drain_timeout)));
+      "; drain timeout ", FormatDuration(config.shutdown.drain_timeout),
+      config.ingest_auth.token_required ? "; ingest requires Ray's auth token" : ""));
   if (config.sinks.empty()) {
     lines.push_back("no sinks");
   } else {

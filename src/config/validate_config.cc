@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/http_header_rules.h"
 #include "common/sink_url.h"
 #include "common/text.h"
 #include "config/units.h"
@@ -10,6 +11,51 @@
 namespace rayagg {
 
 namespace {
+
+// headers, bearer_token_file, compression and tls: HTTP(S) options. Header
+// values are never quoted in messages: they may be secrets.
+void ValidateHttpOptions(const SinkConfig& sink, const std::string& path, Problems& problems) {
+  std::map<std::string, std::string, std::less<>> seen;  // lowercase name -> as written
+  for (const auto& [name, value] : sink.headers) {
+    const std::string key = strings::Cat(path, ".headers.", name);
+    const std::string lower = strings::ToLower(name);
+    if (!IsValidHeaderName(name)) {
+      problems.Add(key, "is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~)");
+    } else if (IsFramingHeader(name)) {
+      problems.Add(key, "is always derived from the request body and cannot be set");
+    } else if (lower == "content-encoding") {
+      problems.Add(key, "is set by `compression`; use compression: gzip instead");
+    } else if (lower == "authorization" && !sink.bearer_token_file.empty()) {
+      problems.Add(key, "conflicts with bearer_token_file, which sets Authorization");
+    } else if (!seen.emplace(lower, name).second) {
+      problems.Add(key, strings::Cat("duplicate header (also given as \"", seen[lower], "\")"));
+    }
+    if (!IsValidHeaderValue(value)) problems.Add(key, "value must not contain CR, LF or NUL");
+  }
+  const TlsConfig& tls = sink.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    problems.Add(path + (tls.cert_file.empty() ? ".tls.cert_file" : ".tls.key_file"),
+                 "tls.cert_file and tls.key_file must be given together (client certificate)");
+  }
+}
+
+// Options that only an http(s) sink (or only an https one) can use.
+void ValidateOptionsForScheme(const SinkConfig& sink, const SinkUrl& url, const std::string& path,
+                              Problems& problems) {
+  const bool http = url.kind == SinkUrl::Kind::kHttp;
+  const bool https = http && url.http.scheme == "https";
+  const TlsConfig& tls = sink.tls;
+  const bool any_tls = !tls.ca_file.empty() || !tls.cert_file.empty() || !tls.key_file.empty() ||
+                       !tls.server_name.empty() || tls.insecure_skip_verify;
+  if (!http) {
+    if (!sink.headers.empty()) problems.Add(path + ".headers", "only for http(s):// sinks");
+    if (!sink.bearer_token_file.empty())
+      problems.Add(path + ".bearer_token_file", "only for http(s):// sinks");
+    if (sink.compression != Compression::kNone)
+      problems.Add(path + ".compression", "only for http(s):// sinks");
+  }
+  if (any_tls && !https) problems.Add(path + ".tls", "only for https:// sinks");
+}
 
 void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& problems) {
   if (!IsValidSinkName(sink.name)) {
@@ -22,7 +68,10 @@ void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& pro
                  "is required, e.g. http://collector:8080/events or file:///dev/stdout");
   } else if (auto url = ParseSinkUrl(sink.url); !url.ok()) {
     problems.Add(path + ".url", strings::View(url.status().message()));
+  } else {
+    ValidateOptionsForScheme(sink, *url, path, problems);
   }
+  ValidateHttpOptions(sink, path, problems);
   if (sink.batch.max_events < 1) problems.Add(path + ".batch.max_events", "must be >= 1");
   if (sink.batch.max_bytes < kMinBatchBytes) {
     problems.Add(path + ".batch.max_bytes",

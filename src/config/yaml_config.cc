@@ -72,6 +72,51 @@ void ReadRetry(YamlReader& r, const Node& node, const Path& path, RetryConfig& r
        {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }}});
 }
 
+// `headers:` — a map of header name to value, kept in file order. Values
+// are never echoed in messages: they may be secrets.
+void ReadHeaders(YamlReader& r, const Node& node, const Path& path,
+                 std::vector<std::pair<std::string, std::string>>& headers) {
+  if (node.IsNull()) return;
+  if (!node.IsMap()) {
+    r.Fail(node, path, "must be a map of header name to value");
+    return;
+  }
+  headers.clear();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const Node key = it->first;  // a copy: the iterator's proxy is a temporary
+    if (!key.IsScalar()) {
+      r.Fail(key, path, "header names must be plain strings");
+      continue;
+    }
+    std::string value;
+    r.String(it->second, ChildPath(path, key.Scalar()), value);
+    headers.emplace_back(key.Scalar(), std::move(value));
+  }
+}
+
+void ReadCompression(YamlReader& r, const Node& v, const Path& p, Compression& compression) {
+  std::string text;
+  r.String(v, p, text);
+  text = strings::ToLower(text);
+  if (text == "none") {
+    compression = Compression::kNone;
+  } else if (text == "gzip") {
+    compression = Compression::kGzip;
+  } else {
+    r.Fail(v, p, strings::Cat("must be none or gzip, ", DescribeNode(v)));
+  }
+}
+
+void ReadTls(YamlReader& r, const Node& node, const Path& path, TlsConfig& tls) {
+  r.Map(node, path,
+        {{"ca_file", [&](const Node& v, const Path& p) { r.String(v, p, tls.ca_file); }},
+         {"cert_file", [&](const Node& v, const Path& p) { r.String(v, p, tls.cert_file); }},
+         {"key_file", [&](const Node& v, const Path& p) { r.String(v, p, tls.key_file); }},
+         {"server_name", [&](const Node& v, const Path& p) { r.String(v, p, tls.server_name); }},
+         {"insecure_skip_verify",
+          [&](const Node& v, const Path& p) { r.Bool(v, p, tls.insecure_skip_verify); }}});
+}
+
 void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, SinkConfig& sink) {
   sink.name = strings::Cat("sink-", index);
   if (!node.IsMap()) {
@@ -88,7 +133,13 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
        {"batch", [&](const Node& v, const Path& p) { ReadBatch(r, v, p, sink.batch); }},
        {"request_timeout",
         [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), sink.request_timeout); }},
-       {"retry", [&](const Node& v, const Path& p) { ReadRetry(r, v, p, sink.retry); }}});
+       {"retry", [&](const Node& v, const Path& p) { ReadRetry(r, v, p, sink.retry); }},
+       {"headers", [&](const Node& v, const Path& p) { ReadHeaders(r, v, p, sink.headers); }},
+       {"bearer_token_file",
+        [&](const Node& v, const Path& p) { r.String(v, p, sink.bearer_token_file); }},
+       {"compression",
+        [&](const Node& v, const Path& p) { ReadCompression(r, v, p, sink.compression); }},
+       {"tls", [&](const Node& v, const Path& p) { ReadTls(r, v, p, sink.tls); }}});
   if (sink.url.empty()) {
     r.Fail(node, ChildPath(path, "url"),
            "is required, e.g. http://collector:8080/events or file:///dev/stdout");

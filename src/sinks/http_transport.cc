@@ -2,12 +2,16 @@
 
 namespace rayagg {
 
-HttpTransport::HttpTransport(asio::any_io_executor executor, Url url,
-                             std::chrono::milliseconds timeout)
-    : url_(url), client_(std::move(executor), std::move(url), timeout) {}
+HttpTransport::HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config)
+    : url_(url),
+      preparer_(config),
+      client_(std::move(executor), std::move(url), config.request_timeout) {}
 
 asio::awaitable<DeliveryOutcome> HttpTransport::Deliver(std::string_view body) {
-  HttpResult result = co_await client_.Post(std::string(body), {});
+  absl::StatusOr<PreparedRequest> request = preparer_.Prepare(body);
+  if (!request.ok()) co_return DeliveryOutcome{false, std::string(request.status().message())};
+  HttpResult result =
+      co_await client_.Post(std::move(request->body), std::move(request->headers));
   if (result.error) co_return DeliveryOutcome{false, result.error.message()};
   if (result.response.status >= 200 && result.response.status < 300) {
     co_return DeliveryOutcome{true, {}};

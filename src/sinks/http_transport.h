@@ -1,5 +1,6 @@
 // http:// sinks: POST the JSON array to the configured URL verbatim over a
-// keep-alive connection. Success is a 2xx status; everything else (other
+// keep-alive connection, with the sink's headers, token and compression
+// (RequestPreparer). Success is a 2xx status; everything else (other
 // statuses, transport errors, timeouts) is a failed attempt the sink retries.
 #pragma once
 
@@ -8,19 +9,23 @@
 
 #include "http/http_client.h"
 #include "common/url.h"
+#include "rayagg/config.h"
 #include "sinks/batch_transport.h"
+#include "sinks/request_preparer.h"
 
 namespace rayagg {
 
 class HttpTransport final : public BatchTransport {
  public:
-  HttpTransport(asio::any_io_executor executor, Url url, std::chrono::milliseconds timeout);
+  // Uses request_timeout, headers, bearer_token_file and compression of `config`.
+  HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config);
 
   asio::awaitable<DeliveryOutcome> Deliver(std::string_view body) override;
   std::string Describe() const override;
 
  private:
   Url url_;
+  RequestPreparer preparer_;
   HttpClient client_;
 };
 

@@ -46,24 +46,37 @@ inline auto Fields(const ShutdownConfig& c) {
   return std::tie(drain_timeout);
 }
 
+inline auto Fields(const TlsConfig& c) {
+  const auto& [ca_file, cert_file, key_file, server_name, insecure_skip_verify] = c;
+  return std::tie(ca_file, cert_file, key_file, server_name, insecure_skip_verify);
+}
+inline auto Fields(const IngestAuthConfig& c) {
+  const auto& [token_required, token] = c;
+  return std::tie(token_required, token);
+}
+
 template <typename T>
 bool Same(const T& a, const T& b) {
   return Fields(a) == Fields(b);
 }
 
 inline bool Same(const SinkConfig& a, const SinkConfig& b) {
-  const auto& [name, url, event_types, preserve, batch, timeout, retry] = a;
-  const auto& [b_name, b_url, b_event_types, b_preserve, b_batch, b_timeout, b_retry] = b;
+  const auto& [name, url, event_types, preserve, batch, timeout, retry, headers, token_file,
+               compression, tls] = a;
+  const auto& [b_name, b_url, b_event_types, b_preserve, b_batch, b_timeout, b_retry, b_headers,
+               b_token_file, b_compression, b_tls] = b;
   return name == b_name && url == b_url && event_types == b_event_types && preserve == b_preserve &&
-         Same(batch, b_batch) && timeout == b_timeout && Same(retry, b_retry);
+         Same(batch, b_batch) && timeout == b_timeout && Same(retry, b_retry) &&
+         headers == b_headers && token_file == b_token_file && compression == b_compression &&
+         Same(tls, b_tls);
 }
 
 // Everything except `sinks`, which the callers compare on their own.
 inline bool SameExceptSinks(const Config& a, const Config& b) {
-  const auto& [grpc, buffer, sinks, log, shutdown] = a;
+  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth] = a;
   (void)sinks;
   return Same(grpc, b.grpc) && Same(buffer, b.buffer) && Same(log, b.log) &&
-         Same(shutdown, b.shutdown);
+         Same(shutdown, b.shutdown) && Same(ingest_auth, b.ingest_auth);
 }
 
 inline bool Same(const Config& a, const Config& b) {

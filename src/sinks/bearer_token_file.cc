@@ -1,0 +1,80 @@
+#include "sinks/bearer_token_file.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/text.h"
+
+namespace rayagg {
+namespace {
+
+// Token files are small; anything larger is a misconfigured path.
+constexpr off_t kMaxTokenFileBytes = 64 * 1024;
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace
+
+bool BearerTokenFile::Version::operator==(const Version& other) const {
+  return device == other.device && inode == other.inode && size == other.size &&
+         modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec;
+}
+
+absl::StatusOr<std::string> BearerTokenFile::Current() {
+  struct stat info {};
+  if (::stat(path_.c_str(), &info) != 0) {
+    const int error = errno;
+    return absl::UnavailableError(
+        strings::Cat("bearer_token_file ", path_, ": ", std::strerror(error)));
+  }
+  const Version now{info.st_dev, info.st_ino, info.st_size, info.st_mtim};
+  if (loaded_ && now == version_) return token_;
+  if (info.st_size > kMaxTokenFileBytes) {
+    return absl::FailedPreconditionError(
+        strings::Cat("bearer_token_file ", path_, ": larger than 64 KiB, not a token"));
+  }
+  absl::StatusOr<std::string> token = Read();
+  if (!token.ok()) return token.status();
+  token_ = *std::move(token);
+  version_ = now;
+  loaded_ = true;
+  return token_;
+}
+
+absl::StatusOr<std::string> BearerTokenFile::Read() const {
+  std::ifstream file(path_, std::ios::binary);
+  if (!file) {
+    const int error = errno;
+    return absl::UnavailableError(
+        strings::Cat("bearer_token_file ", path_, ": ", std::strerror(error)));
+  }
+  std::ostringstream content;
+  content << file.rdbuf();
+  if (file.bad()) {
+    return absl::UnavailableError(strings::Cat("bearer_token_file ", path_, ": read error"));
+  }
+  const std::string text = content.str();
+  const std::string_view token = Trim(text);
+  if (token.empty()) {
+    return absl::FailedPreconditionError(strings::Cat("bearer_token_file ", path_, ": is empty"));
+  }
+  for (char c : token) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return absl::FailedPreconditionError(strings::Cat(
+          "bearer_token_file ", path_, ": the token contains a line break or control character"));
+    }
+  }
+  return std::string(token);
+}
+
+}  // namespace rayagg

@@ -1,0 +1,38 @@
+// Turns a sink's encoded batch into what goes on the wire: the configured
+// static headers, "Authorization: Bearer <token>" from bearer_token_file and
+// the gzip encoding. Kept apart from HttpTransport, which only sends, so the
+// per-sink request options live in one place.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "http/request.h"
+#include "rayagg/config.h"
+#include "sinks/bearer_token_file.h"
+
+namespace rayagg {
+
+struct PreparedRequest {
+  std::string body;
+  HttpHeaders headers;
+};
+
+class RequestPreparer {
+ public:
+  // Takes headers, bearer_token_file and compression from `config`.
+  explicit RequestPreparer(const SinkConfig& config);
+
+  // Errors (an unreadable token file) are payload- and secret-free; the
+  // caller treats them as a failed attempt and retries later.
+  absl::StatusOr<PreparedRequest> Prepare(std::string_view body);
+
+ private:
+  HttpHeaders static_headers_;
+  std::optional<BearerTokenFile> token_file_;
+  Compression compression_;
+};
+
+}  // namespace rayagg

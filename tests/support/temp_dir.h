@@ -1,0 +1,55 @@
+// A fresh directory under the system temp dir, removed with everything in it
+// when the object goes away; for tests that hand file paths to the code
+// under test (token files, certificates, keys).
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace rayagg::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "rayagg-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string Path(std::string_view name) const { return (path_ / name).string(); }
+
+  // Writes `content` to `name` in place (same inode) and returns its path.
+  std::string Write(std::string_view name, std::string_view content) const {
+    const std::string path = Path(name);
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (!file) throw std::runtime_error("cannot write " + path);
+    return path;
+  }
+
+  // Replaces `name` atomically by renaming a new file over it, as secret
+  // rotation (e.g. Kubernetes) does; returns its path.
+  std::string Replace(std::string_view name, std::string_view content) const {
+    const std::string staging = Write(std::string(name) + ".new", content);
+    const std::string path = Path(name);
+    std::filesystem::rename(staging, path);
+    return path;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace rayagg::test
