@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sets globals for the scripts that source it
 # Shared by the benchmark scripts in bench/: process control, stats parsing,
 # CPU pinning and starting a sink or a daemon on 127.0.0.1. Sourced, not
 # executed; expects DAEMON and SINK (binary paths) to be set by the caller.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/run, scripts/test and bench/run: install what is missing
 # (Debian bookworm packages only), configure and build a CMake preset.
 # Sourced, not executed.

@@ -1,0 +1,168 @@
+// Validates every Kubernetes manifest under deploy/kubernetes/ with
+// kubernetes-models (and the Prometheus Operator models), then checks what
+// the schemas cannot: the DaemonSet's listeners, probes and grace period
+// against its ConfigMap, the Service route, and the monitors' ARMS discovery.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as core from "kubernetes-models/v1";
+import * as apps from "kubernetes-models/apps/v1";
+import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+import {
+  yamlFilesUnder, loadDocuments, parseYaml, drainSeconds, bytes, memoryNeededBytes,
+  podContainers, envValue, namedPort, DEFAULTS,
+} from "./lib.mjs";
+
+const MODELS = { v1: core, "apps/v1": apps, "monitoring.coreos.com/v1": monitoring };
+// Kinds no validator exists for; raycluster.test.mjs checks them.
+const CHECKED_ELSEWHERE = new Set(["ray.io/v1/RayCluster"]);
+
+const manifests = yamlFilesUnder("deploy/kubernetes").flatMap((file) =>
+  loadDocuments(file).map((doc, index) => ({ file, index, doc })));
+
+function find(kind, name) {
+  const hit = manifests.find((m) => m.doc.kind === kind && m.doc.metadata?.name === name);
+  assert.ok(hit, `no ${kind} ${name} under deploy/kubernetes`);
+  return hit.doc;
+}
+
+test("there are manifests to validate", () => {
+  assert.ok(manifests.length >= 6, `only ${manifests.length} documents found`);
+});
+
+for (const { file, index, doc } of manifests) {
+  test(`${file}#${index} ${doc.kind}/${doc.metadata?.name} passes its schema`, () => {
+    const key = `${doc.apiVersion}/${doc.kind}`;
+    if (CHECKED_ELSEWHERE.has(key)) return;
+    const Model = MODELS[doc.apiVersion]?.[doc.kind];
+    assert.ok(Model, `no validator for ${key}: add its model to MODELS`);
+    new Model(doc).validate();  // throws with the failing path
+  });
+}
+
+test("PodTemplate validation rejects a broken pod (the validator is live)", () => {
+  const broken = new core.PodTemplate({
+    metadata: { name: "x" },
+    template: { spec: { containers: [{ name: "c", ports: [{ containerPort: "http" }] }] } },
+  });
+  assert.throws(() => broken.validate(), /containerPort/);
+});
+
+const daemonSet = find("DaemonSet", "ray-event-aggregator");
+const configMap = find("ConfigMap", "ray-event-aggregator");
+const service = find("Service", "ray-event-aggregator");
+const config = parseYaml(configMap.data["config.yaml"]);
+const podSpec = daemonSet.spec.template.spec;
+const [aggregator] = podContainers(podSpec).filter((c) => /ray-event-aggregator/.test(c.image));
+
+test("the DaemonSet runs one aggregator container with the ConfigMap's config", () => {
+  assert.ok(aggregator, "no container runs the ray-event-aggregator image");
+  const configArg = aggregator.args.find((a) => a.startsWith("--config="));
+  assert.ok(configArg, "no --config=");
+  const mount = aggregator.volumeMounts.find((m) => configArg.slice(9).startsWith(`${m.mountPath}/`));
+  assert.ok(mount, `${configArg} is not under a volume mount`);
+  const volume = podSpec.volumes.find((v) => v.name === mount.name);
+  assert.equal(volume.configMap?.name, configMap.metadata.name);
+  assert.equal(configArg.slice(9), `${mount.mountPath}/config.yaml`);
+  assert.equal(configMap.metadata.namespace, daemonSet.metadata.namespace);
+});
+
+test("the DaemonSet's listeners bind the pod IP from the downward API", () => {
+  assert.ok(aggregator.args.includes("--ops-address=$(POD_IP)"), "ops listener not on $(POD_IP)");
+  assert.ok(aggregator.args.includes("--http-address=$(POD_IP)"), "HTTP ingest not on $(POD_IP)");
+  assert.equal(envValue(aggregator, "POD_IP")?.valueFrom?.fieldRef?.fieldPath, "status.podIP");
+  assert.equal(config.http_ingest?.enabled, true, "http_ingest is off in the ConfigMap");
+  assert.equal(config.ops?.enabled, true, "ops is off in the ConfigMap");
+  // ${VAR}s in constant labels must come from the container's environment.
+  for (const value of Object.values(config.ops.constant_labels ?? {})) {
+    for (const [, name] of String(value).matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      assert.ok(envValue(aggregator, name), `constant label uses \${${name}}, not in the env`);
+    }
+  }
+});
+
+test("container ports match the configured listener ports", () => {
+  assert.equal(namedPort(aggregator, "http-ingest")?.containerPort,
+    config.http_ingest.port ?? DEFAULTS.httpIngestPort);
+  assert.equal(namedPort(aggregator, "agg-metrics")?.containerPort,
+    config.ops.port ?? DEFAULTS.opsPort);
+});
+
+test("probes: liveness on /healthz, readiness on /readyz, on the ops port", () => {
+  assert.equal(aggregator.livenessProbe?.httpGet?.path, "/healthz");
+  assert.equal(aggregator.readinessProbe?.httpGet?.path, "/readyz");
+  for (const probe of [aggregator.livenessProbe, aggregator.readinessProbe, aggregator.startupProbe]) {
+    if (!probe) continue;
+    assert.equal(probe.httpGet.port, "agg-metrics");
+  }
+});
+
+test("resources have requests and limits, and the memory limit fits the buffer", () => {
+  for (const kind of ["requests", "limits"]) {
+    for (const resource of ["cpu", "memory"]) {
+      assert.ok(aggregator.resources?.[kind]?.[resource], `resources.${kind}.${resource} missing`);
+    }
+  }
+  const limit = bytes(aggregator.resources.limits.memory);
+  const needed = memoryNeededBytes(config);
+  assert.ok(limit >= needed,
+    `memory limit ${aggregator.resources.limits.memory} < ${Math.ceil(needed / 2 ** 20)}Mi needed`);
+});
+
+test("terminationGracePeriodSeconds covers preStop plus shutdown.drain_timeout", () => {
+  const preStop = aggregator.lifecycle?.preStop?.exec?.command;
+  const pause = preStop && /sleep$/.test(preStop[0]) ? Number(preStop[1]) : 0;
+  const needed = pause + drainSeconds(config);
+  assert.ok(podSpec.terminationGracePeriodSeconds > needed,
+    `grace ${podSpec.terminationGracePeriodSeconds}s <= preStop ${pause}s + drain ${drainSeconds(config)}s`);
+});
+
+test("the pod runs as non-root with a read-only root filesystem", () => {
+  assert.equal(podSpec.securityContext?.runAsNonRoot, true);
+  assert.equal(aggregator.securityContext?.readOnlyRootFilesystem, true);
+  assert.equal(aggregator.securityContext?.allowPrivilegeEscalation, false);
+});
+
+test("Ray pods reach HTTP ingest on their own node (Service Local or hostPort)", () => {
+  const hostPort = namedPort(aggregator, "http-ingest")?.hostPort;
+  if (hostPort) return;
+  assert.equal(service.spec.internalTrafficPolicy, "Local");
+  assert.equal(service.metadata.namespace, daemonSet.metadata.namespace);
+  for (const [key, value] of Object.entries(service.spec.selector)) {
+    assert.equal(daemonSet.spec.template.metadata.labels[key], value, `selector ${key} misses the pods`);
+  }
+  const port = service.spec.ports.find((p) => p.targetPort === "http-ingest");
+  assert.ok(port, "no Service port targets http-ingest");
+});
+
+for (const kind of ["PodMonitor", "ServiceMonitor"]) {
+  test(`${kind}s carry ACK's ARMS discovery annotations and labels`, () => {
+    const monitors = manifests.filter((m) => m.doc.kind === kind).map((m) => m.doc);
+    assert.ok(monitors.length > 0, `no ${kind}`);
+    for (const monitor of monitors) {
+      assert.equal(monitor.metadata.namespace, "arms-prom");
+      assert.equal(monitor.metadata.annotations?.["arms.prometheus.io/discovery"], "true");
+      assert.equal(monitor.metadata.annotations?.["arms.prometheus.io/resource"], "arms");
+      assert.equal(monitor.metadata.labels?.release, "prometheus");
+      const endpoints = monitor.spec.podMetricsEndpoints ?? monitor.spec.endpoints;
+      assert.ok(endpoints.every((e) => e.port === "agg-metrics" && e.path === "/metrics"));
+    }
+  });
+}
+
+test("the ServiceMonitor selects the DaemonSet's Service and its metrics port", () => {
+  const monitor = find("ServiceMonitor", "ray-event-aggregator");
+  assert.ok(monitor.spec.namespaceSelector.matchNames.includes(service.metadata.namespace));
+  for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) {
+    assert.equal(service.metadata.labels[key], value);
+  }
+  assert.ok(service.spec.ports.some((p) => p.name === "agg-metrics" && p.targetPort === "agg-metrics"));
+});
+
+test("the PodMonitor selects KubeRay pods and relabels ray.io/cluster as ACK does", () => {
+  const monitor = find("PodMonitor", "ray-event-aggregator-sidecar");
+  assert.equal(monitor.spec.selector.matchLabels["ray.io/is-ray-node"], "yes");
+  assert.equal(monitor.spec.namespaceSelector.any, true);
+  const relabel = monitor.spec.podMetricsEndpoints[0].relabelings;
+  assert.ok(relabel.some((r) => r.sourceLabels?.includes("__meta_kubernetes_pod_label_ray_io_cluster")
+    && r.targetLabel === "ray_io_cluster"));
+});
