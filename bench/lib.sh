@@ -109,9 +109,11 @@ peak_rss_bytes() {
 generate_python_protos() {
   local dir="$1"
   mkdir -p "$dir"
+  local protos=()
+  mapfile -t protos < <(cd "$ROOT/proto" && find src -name '*.proto' | sort)
   (cd "$ROOT/proto" && protoc -I . --python_out="$dir" --grpc_python_out="$dir" \
     --plugin=protoc-gen-grpc_python="$(command -v grpc_python_plugin)" \
-    $(find src -name '*.proto' | sort)) || fail "protoc could not generate Python modules"
+    "${protos[@]}") || fail "protoc could not generate Python modules"
 }
 
 # start_python_model NAME SINK_URL [MODEL FLAGS...] -> sets DAEMON_PID, DAEMON_PORT.
