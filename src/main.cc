@@ -67,6 +67,14 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (cli->http_port_file) {
+    if (absl::Status written = WritePortFile(*cli->http_port_file, daemon.http_port());
+        !written.ok()) {
+      logger->error("{}", std::string(written.message()));
+      daemon.Stop();
+      return 1;
+    }
+  }
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   logger->info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");

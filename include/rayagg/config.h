@@ -108,6 +108,17 @@ struct IngestAuthConfig {
   std::string token;  // a secret: never logged
 };
 
+// `http_ingest:` — accepts the JSON arrays Ray's own agent POSTs to
+// RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR (README "Use with Ray").
+struct HttpIngestConfig {
+  bool enabled = false;  // also turned on by --http-port
+  std::string address = "127.0.0.1";
+  // 0 lets the OS pick; the bound port is reported through --http-port-file.
+  uint16_t port = 8084;  // the port of KubeRay's history-server examples
+  std::string path = "/v1/events";
+  uint64_t max_body_bytes = 20ull * 1024 * 1024;  // encoded and decoded; 413 above
+};
+
 struct Config {
   GrpcConfig grpc;
   BufferConfig buffer;
@@ -115,6 +126,7 @@ struct Config {
   LogConfig log;
   ShutdownConfig shutdown;
   IngestAuthConfig ingest_auth;
+  HttpIngestConfig http_ingest;
 };
 
 }  // namespace rayagg

@@ -14,6 +14,9 @@ enum class DropReason {
   kShutdown,           // still undelivered when the drain deadline passed
   kDuplicate,          // event_id seen within the dedup window (a sender's re-send);
                        // counted once by the event log, not per sink
+  kBadElement,         // an HTTP-ingested JSON element that does not map to a RayEvent
+                       // (unknown event type or enum name, wrong type, invalid base64);
+                       // counted once by ingest, not per sink
 };
 
 constexpr std::string_view DropReasonName(DropReason reason) {
@@ -24,6 +27,7 @@ constexpr std::string_view DropReasonName(DropReason reason) {
     case DropReason::kRetriesExhausted: return "retries_exhausted";
     case DropReason::kShutdown: return "shutdown";
     case DropReason::kDuplicate: return "duplicate";
+    case DropReason::kBadElement: return "bad_element";
   }
   return "unknown";
 }

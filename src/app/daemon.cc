@@ -60,7 +60,56 @@ absl::Status Daemon::Start() {
     return port.status();
   }
   grpc_port_ = *port;
+  if (config_.http_ingest.enabled) {
+    if (absl::Status http = StartHttpIngest(); !http.ok()) {
+      Stop();
+      return http;
+    }
+  }
   return absl::OkStatus();
+}
+
+absl::Status Daemon::StartHttpIngest() {
+  const HttpIngestConfig& http = config_.http_ingest;
+  listener_work_.emplace(listener_io_.get_executor());
+  listener_thread_ = std::jthread([this] {
+    try {
+      listener_io_.run();
+    } catch (const std::exception& error) {
+      logger_->critical("internal error in an HTTP listener: {}", error.what());
+      logger_->flush();
+      std::abort();
+    }
+  });
+  http_ingest_ =
+      std::make_unique<HttpIngestHandler>(log_, ingest_counters_, *logger_, http.max_body_bytes);
+  http_server_ = std::make_unique<HttpServer>(
+      listener_io_, HttpServerOptions{.address = http.address,
+                                      .port = http.port,
+                                      .max_body_bytes = http.max_body_bytes,
+                                      // Ray's agent gives up on a POST after 3 s (its
+                                      // PUBLISHER_TIMEOUT_SECONDS): longer is pointless.
+                                      .read_timeout = std::chrono::seconds(10),
+                                      .write_timeout = std::chrono::seconds(10)});
+  http_server_->AddRoute(http.path, {http::verb::post},
+                         [handler = http_ingest_.get()](HttpRequest& request) {
+                           return handler->Handle(request);
+                         });
+  absl::StatusOr<uint16_t> port = http_server_->Start();
+  if (!port.ok()) {
+    return absl::Status(port.status().code(),
+                        "http_ingest: " + std::string(port.status().message()));
+  }
+  http_port_ = *port;
+  logger_->info("HTTP JSON ingest listening on {}:{}{}", http.address, http_port_, http.path);
+  return absl::OkStatus();
+}
+
+void Daemon::StopHttpListeners() {
+  if (http_server_) http_server_->Stop();
+  listener_work_.reset();
+  listener_io_.stop();
+  if (listener_thread_.joinable()) listener_thread_.join();
 }
 
 void Daemon::RunIoThread() {
@@ -78,6 +127,7 @@ void Daemon::RunIoThread() {
 void Daemon::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
+  StopHttpListeners();
   if (grpc_server_) {
     // Reactions finish at once, so a short grace period is plenty. gRPC waits
     // out the whole period while any client keeps an idle channel open (Ray's

@@ -2,7 +2,8 @@
 // wires them by constructor injection and owns start and stop order.
 //
 //   start: event log -> sinks (cursors registered) -> io threads -> gRPC
-//   stop:  gRPC stops accepting -> sinks drain until shutdown.drain_timeout
+//          -> HTTP ingest (when enabled)
+//   stop:  HTTP ingest and gRPC stop accepting -> sinks drain until shutdown.drain_timeout
 //          -> io threads joined -> components destroyed in reverse order
 #pragma once
 
@@ -16,6 +17,8 @@
 #include "absl/status/status.h"
 #include "buffer/event_log.h"
 #include "common/asio.h"
+#include "http/http_server.h"
+#include "ingest/http_ingest_handler.h"
 #include "ingest/grpc_ingest_server.h"
 #include "ingest/ingest_counters.h"
 #include "rayagg/config.h"
@@ -38,12 +41,16 @@ class Daemon {
   void Stop();
 
   int grpc_port() const { return grpc_port_; }
+  // The bound HTTP ingest port; 0 when http_ingest is disabled.
+  int http_port() const { return http_port_; }
   const IngestCounters& ingest_counters() const { return ingest_counters_; }
   const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
   EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
 
  private:
   void RunIoThread();
+  absl::Status StartHttpIngest();
+  void StopHttpListeners();
 
   const Config config_;
   std::shared_ptr<spdlog::logger> logger_;
@@ -55,6 +62,14 @@ class Daemon {
   std::vector<std::jthread> io_threads_;
   std::unique_ptr<GrpcIngestServer> grpc_server_;
   int grpc_port_ = 0;
+  // HTTP listeners run on their own thread, so parsing a large JSON body
+  // never delays the sinks' io threads.
+  asio::io_context listener_io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> listener_work_;
+  std::jthread listener_thread_;
+  std::unique_ptr<HttpIngestHandler> http_ingest_;
+  std::unique_ptr<HttpServer> http_server_;  // after listener_io_: destroyed before it
+  int http_port_ = 0;
   bool started_ = false;
   bool stopped_ = false;
 };

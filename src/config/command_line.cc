@@ -10,15 +10,23 @@ namespace rayagg {
 
 namespace {
 
-absl::Status StorePort(CommandLine& cli, std::string_view value) {
+absl::Status ParsePort(std::string_view value, std::optional<uint16_t>& out) {
   unsigned port = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), port);
   if (ec != std::errc() || ptr != value.data() + value.size() || port > 65535) {
     return absl::InvalidArgumentError(
         strings::Cat("must be a port number from 0 to 65535, got \"", value, "\""));
   }
-  cli.grpc_port = static_cast<uint16_t>(port);
+  out = static_cast<uint16_t>(port);
   return absl::OkStatus();
+}
+
+absl::Status StorePort(CommandLine& cli, std::string_view value) {
+  return ParsePort(value, cli.grpc_port);
+}
+
+absl::Status StoreHttpPort(CommandLine& cli, std::string_view value) {
+  return ParsePort(value, cli.http_port);
 }
 
 // One row per flag. Exactly one of the three targets is set: a string
@@ -54,6 +62,18 @@ constexpr FlagSpec kFlags[] = {
      .value_name = "LEVEL",
      .help = "trace, debug, info, warn, error, critical or off (overrides log.level)",
      .string_value = &CommandLine::log_level},
+    {.name = "http-address",
+     .value_name = "ADDR",
+     .help = "address the HTTP JSON ingest listener binds (overrides http_ingest.address)",
+     .string_value = &CommandLine::http_address},
+    {.name = "http-port",
+     .value_name = "N",
+     .help = "enable HTTP JSON ingest on port N, 0 = the OS picks one (overrides http_ingest.port)",
+     .parse_value = &StoreHttpPort},
+    {.name = "http-port-file",
+     .value_name = "PATH",
+     .help = "once serving, write the bound HTTP ingest port to PATH as plain decimal",
+     .string_value = &CommandLine::http_port_file},
     {.name = "check-config",
      .help = "load and validate the configuration, print a summary, and exit",
      .switch_value = &CommandLine::check_config},

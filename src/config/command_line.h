@@ -17,6 +17,9 @@ struct CommandLine {
   std::optional<uint16_t> grpc_port;        // --grpc-port N (0 = OS picks)
   std::optional<std::string> port_file;     // --port-file PATH
   std::optional<std::string> log_level;     // --log-level LEVEL
+  std::optional<std::string> http_address;  // --http-address ADDR
+  std::optional<uint16_t> http_port;        // --http-port N (0 = OS picks; enables http_ingest)
+  std::optional<std::string> http_port_file;  // --http-port-file PATH
   bool check_config = false;                // --check-config
   bool show_version = false;                // --version
   bool show_help = false;                   // --help

@@ -74,6 +74,12 @@ std::string DescribeConfig(const Config& config) {
       " events / ", FormatByteSize(config.buffer.max_bytes), "; log level ", config.log.level,
       "; drain timeout ", FormatDuration(config.shutdown.drain_timeout),
       config.ingest_auth.token_required ? "; ingest requires Ray's auth token" : ""));
+  if (config.http_ingest.enabled) {
+    lines.push_back(strings::Cat("HTTP JSON ingest ",
+                                 HostPort(config.http_ingest.address, config.http_ingest.port),
+                                 config.http_ingest.path, " (max body ",
+                                 FormatByteSize(config.http_ingest.max_body_bytes), ")"));
+  }
   if (config.sinks.empty()) {
     lines.push_back("no sinks");
   } else {

@@ -46,6 +46,11 @@ absl::Status PrefixLines(const absl::Status& status, std::string_view prefix) {
 absl::Status ApplyFlags(const CommandLine& cli, Config& config) {
   if (cli.grpc_address.has_value()) config.grpc.address = *cli.grpc_address;
   if (cli.grpc_port.has_value()) config.grpc.port = *cli.grpc_port;
+  if (cli.http_address.has_value()) config.http_ingest.address = *cli.http_address;
+  if (cli.http_port.has_value()) {
+    config.http_ingest.port = *cli.http_port;
+    config.http_ingest.enabled = true;
+  }
   if (cli.log_level.has_value()) {
     const std::string level = strings::ToLower(*cli.log_level);
     if (!IsLogLevel(level)) {
@@ -54,6 +59,10 @@ absl::Status ApplyFlags(const CommandLine& cli, Config& config) {
                                                      *cli.log_level, "\""));
     }
     config.log.level = level;
+  }
+  if (cli.http_port_file.has_value() && !config.http_ingest.enabled) {
+    return absl::InvalidArgumentError(
+        "--http-port-file: HTTP ingest is not enabled (set http_ingest.enabled or --http-port)");
   }
   return absl::OkStatus();
 }

@@ -151,6 +151,18 @@ void ValidateConfig(const Config& config, Problems& problems) {
     problems.Add("shutdown.drain_timeout",
                  strings::Cat("must be from 0ms to ", FormatDuration(kMaxDuration)));
   }
+  const HttpIngestConfig& http = config.http_ingest;
+  if (http.address.empty()) problems.Add("http_ingest.address", "must not be empty");
+  if (!http.path.starts_with("/") || http.path.find_first_of("?# ") != std::string::npos) {
+    problems.Add("http_ingest.path",
+                 strings::Cat("must start with / and have no query, e.g. /v1/events; got \"",
+                              http.path, "\""));
+  }
+  if (http.max_body_bytes < kMinHttpBodyBytes || http.max_body_bytes > kMaxHttpBodyBytes) {
+    problems.Add("http_ingest.max_body_bytes",
+                 strings::Cat("must be from ", FormatByteSize(kMinHttpBodyBytes), " to ",
+                              FormatByteSize(kMaxHttpBodyBytes)));
+  }
 }
 
 }  // namespace rayagg

@@ -20,6 +20,9 @@ inline constexpr uint64_t kMaxDedupWindowEvents = 100'000'000;
 inline constexpr uint64_t kMinGrpcMessageBytes = 1024;
 // gRPC keeps message limits in an int.
 inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;
+// http_ingest.max_body_bytes: the body is held in memory whole (and decoded).
+inline constexpr uint64_t kMinHttpBodyBytes = 1024;
+inline constexpr uint64_t kMaxHttpBodyBytes = 1ull << 30;
 
 inline constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
                                                                "error", "critical", "off"};

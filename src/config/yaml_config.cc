@@ -165,6 +165,17 @@ void ReadShutdown(YamlReader& r, const Node& node, const Path& path, ShutdownCon
                       }}});
 }
 
+void ReadHttpIngest(YamlReader& r, const Node& node, const Path& path, HttpIngestConfig& http) {
+  r.Map(node, path,
+        {{"enabled", [&](const Node& v, const Path& p) { r.Bool(v, p, http.enabled); }},
+         {"address", [&](const Node& v, const Path& p) { r.String(v, p, http.address); }},
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, http.port); }},
+         {"path", [&](const Node& v, const Path& p) { r.String(v, p, http.path); }},
+         {"max_body_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinHttpBodyBytes, kMaxHttpBodyBytes, http.max_body_bytes);
+          }}});
+}
+
 }  // namespace
 
 absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
@@ -194,7 +205,9 @@ absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
             }},
            {"log", [&](const Node& v, const Path& p) { ReadLog(r, v, p, config.log); }},
            {"shutdown",
-            [&](const Node& v, const Path& p) { ReadShutdown(r, v, p, config.shutdown); }}});
+            [&](const Node& v, const Path& p) { ReadShutdown(r, v, p, config.shutdown); }},
+           {"http_ingest",
+            [&](const Node& v, const Path& p) { ReadHttpIngest(r, v, p, config.http_ingest); }}});
   } catch (const YAML::Exception& error) {
     // The reader checks node types before every access, so this is a bug in
     // it; still, no exception leaves this function.

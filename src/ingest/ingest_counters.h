@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "rayagg/drop_counters.h"
+
 namespace rayagg {
 
 struct IngestCounters {
@@ -16,6 +18,12 @@ struct IngestCounters {
   // task_events_metadata.dropped_task_attempts reported by senders; accepted
   // and counted, never exported over HTTP (as in Ray).
   std::atomic<uint64_t> sender_dropped_task_attempts{0};
+  // Requests that came through HTTP JSON ingest (also counted in `requests`).
+  std::atomic<uint64_t> http_requests{0};
+  // Events dropped before the event log, by (reason, event type): HTTP
+  // elements that do not map to a RayEvent (reason bad_element; event type 0
+  // when the element's type is unknown).
+  DropCounters drops;
 };
 
 }  // namespace rayagg

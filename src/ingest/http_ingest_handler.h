@@ -1,0 +1,40 @@
+// POST handler for Ray's JSON export (RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR
+// pointed at us): a JSON array of RayEvents in proto3 JSON, lowerCamelCase or
+// snake_case keys, optionally gzip/deflate encoded. Every element that maps to
+// a RayEvent enters the event log like a gRPC event (dedup, coalescing, every
+// sink). Ray's agent retries every status >= 400 forever, so a bad element is
+// dropped, counted (reason bad_element) and listed in the 200 answer instead of
+// failing the request:
+//   200 {"accepted":N,"rejected":[{"index":I,"reason":"..."}]}
+//   400 the body is not a JSON array; 413 body (also decoded) above the limit;
+//   415 unsupported Content-Encoding; 503 + Retry-After the event log refused.
+#pragma once
+
+#include <cstdint>
+
+#include "http/http_server.h"
+#include "ingest/ingest_counters.h"
+#include "rayagg/event_appender.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace rayagg {
+
+class HttpIngestHandler {
+ public:
+  HttpIngestHandler(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
+                    uint64_t max_body_bytes);
+
+  // Thread-safe (HttpServer may call it for several connections at once).
+  HttpServerResponse Handle(HttpRequest& request);
+
+ private:
+  EventAppender& appender_;
+  IngestCounters& counters_;
+  spdlog::logger& logger_;
+  const uint64_t max_body_bytes_;
+};
+
+}  // namespace rayagg
