@@ -6,6 +6,7 @@
 #include "common/http_header_rules.h"
 #include "common/sink_url.h"
 #include "common/text.h"
+#include "config/ray_environment.h"
 #include "config/units.h"
 
 namespace rayagg {
@@ -117,6 +118,19 @@ bool IsValidSinkName(std::string_view name) {
   });
 }
 
+// A sink whose URL is our own HTTP ingest endpoint: every event would come
+// back in forever (typically Ray's EVENTS_EXPORT_ADDR leaking into our env).
+bool PostsToOwnHttpIngest(const SinkConfig& sink, const HttpIngestConfig& http) {
+  if (!http.enabled || http.port == 0) return false;
+  auto url = ParseSinkUrl(sink.url);
+  if (!url.ok() || url->kind != SinkUrl::Kind::kHttp || url->http.port != http.port) return false;
+  const std::string_view target = url->http.target;
+  if (target.substr(0, target.find('?')) != http.path) return false;
+  const std::string& host = url->http.host;
+  return host == http.address || host == "localhost" || host == "127.0.0.1" || host == "::1" ||
+         http.address == "0.0.0.0" || http.address == "::";
+}
+
 void ValidateConfig(const Config& config, Problems& problems) {
   if (config.grpc.address.empty()) problems.Add("grpc.address", "must not be empty");
   if (config.grpc.max_receive_message_bytes < kMinGrpcMessageBytes ||
@@ -137,6 +151,14 @@ void ValidateConfig(const Config& config, Problems& problems) {
   for (size_t i = 0; i < config.sinks.size(); ++i) {
     const std::string path = strings::Cat("sinks[", i, "]");
     ValidateSink(config.sinks[i], path, problems);
+    if (PostsToOwnHttpIngest(config.sinks[i], config.http_ingest)) {
+      problems.Add(path + ".url",
+                   strings::Cat("posts to this daemon's own HTTP ingest (http_ingest listens on port ",
+                                config.http_ingest.port, " at ", config.http_ingest.path,
+                                "): events would loop. A sink created from ", kRayEnvPrefix,
+                                "EVENTS_EXPORT_ADDR means that variable, meant for Ray's "
+                                "agent, is also set for the aggregator: unset it there"));
+    }
     auto [it, inserted] = first_index_by_name.emplace(config.sinks[i].name, i);
     if (!inserted) {
       problems.Add(path + ".name", strings::Cat("duplicate sink name \"", config.sinks[i].name,

@@ -119,7 +119,9 @@ class Converter {
       if (member.is_null()) continue;   // proto3 JSON: null means the default
       Result error = FieldValue(member, message, *field);
       if (error) {
-        error->path = error->path.empty() ? key : key + "." + error->path;
+        error->path = error->path.empty() || error->path.front() == '['
+                          ? key + error->path
+                          : key + "." + error->path;
         return error;
       }
     }

@@ -4,8 +4,6 @@
 #include "http/http_server.h"
 
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +15,7 @@
 
 #include "http/http_client.h"
 #include "support/io_thread.h"
+#include "support/raw_http_client.h"
 #include "support/run_coroutine.h"
 
 namespace {
@@ -40,48 +39,7 @@ using tcp = asio::ip::tcp;
 // Only a broken server makes a client wait this long.
 constexpr auto kClientTimeout = 10s;
 
-// A blocking loopback socket whose every read and write gives up after
-// kClientTimeout (SO_RCVTIMEO / SO_SNDTIMEO), so a broken server fails the
-// test instead of hanging it.
-class RawClient {
- public:
-  explicit RawClient(uint16_t port) : socket_(io_) {
-    socket_.connect(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), port));
-    timeval timeout{};
-    timeout.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(kClientTimeout).count();
-    setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    setsockopt(socket_.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-  }
-
-  void Send(const std::string& bytes) { asio::write(socket_, asio::buffer(bytes)); }
-
-  // Reads one response; `head` for the answer to a HEAD request (no body).
-  http::response<http::string_body> Read(bool head = false) {
-    http::response_parser<http::string_body> parser;
-    parser.skip(head);
-    http::read(socket_, buffer_, parser);
-    return parser.release();
-  }
-
-  // Reads until the server closes; returns what arrived. Fails on timeout.
-  std::string ReadUntilClosed() {
-    std::string received(static_cast<const char*>(buffer_.data().data()), buffer_.size());
-    buffer_.consume(buffer_.size());
-    std::array<char, 4096> chunk;
-    for (;;) {
-      boost::system::error_code ec;
-      const size_t n = socket_.read_some(asio::buffer(chunk), ec);
-      received.append(chunk.data(), n);
-      if (ec == asio::error::eof || ec == asio::error::connection_reset) return received;
-      if (ec) throw boost::system::system_error(ec);
-    }
-  }
-
- private:
-  asio::io_context io_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-};
+using RawClient = rayagg::test::RawHttpClient;
 
 // The server closes a timed-out socket before its coroutine resumes and
 // counts, so counters are awaited (with a deadline) rather than read once.

@@ -133,3 +133,23 @@ TEST(CommandLineTest, UsageListsEveryFlag) {
 
 }  // namespace
 }  // namespace rayagg
+
+namespace rayagg {
+namespace {
+
+TEST(CommandLineTest, HttpIngestFlags) {
+  absl::StatusOr<CommandLine> cli = ParseCommandLine(
+      {"--http-port", "0", "--http-address=0.0.0.0", "--http-port-file", "/tmp/http-port"});
+  ASSERT_TRUE(cli.ok()) << cli.status();
+  EXPECT_EQ(cli->http_port, 0);
+  EXPECT_EQ(cli->http_address, "0.0.0.0");
+  EXPECT_EQ(cli->http_port_file, "/tmp/http-port");
+  EXPECT_FALSE(cli->grpc_port.has_value());
+
+  absl::StatusOr<CommandLine> bad = ParseCommandLine({"--http-port", "65536"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--http-port"), std::string::npos) << bad.status();
+}
+
+}  // namespace
+}  // namespace rayagg

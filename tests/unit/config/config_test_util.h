@@ -54,6 +54,10 @@ inline auto Fields(const IngestAuthConfig& c) {
   const auto& [token_required, token] = c;
   return std::tie(token_required, token);
 }
+inline auto Fields(const HttpIngestConfig& c) {
+  const auto& [enabled, address, port, path, max_body_bytes] = c;
+  return std::tie(enabled, address, port, path, max_body_bytes);
+}
 
 template <typename T>
 bool Same(const T& a, const T& b) {
@@ -73,10 +77,11 @@ inline bool Same(const SinkConfig& a, const SinkConfig& b) {
 
 // Everything except `sinks`, which the callers compare on their own.
 inline bool SameExceptSinks(const Config& a, const Config& b) {
-  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth] = a;
+  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth, http_ingest] = a;
   (void)sinks;
   return Same(grpc, b.grpc) && Same(buffer, b.buffer) && Same(log, b.log) &&
-         Same(shutdown, b.shutdown) && Same(ingest_auth, b.ingest_auth);
+         Same(shutdown, b.shutdown) && Same(ingest_auth, b.ingest_auth) &&
+         Same(http_ingest, b.http_ingest);
 }
 
 inline bool Same(const Config& a, const Config& b) {

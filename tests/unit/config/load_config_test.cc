@@ -225,3 +225,56 @@ TEST(DescribeConfigTest, NeverShowsCredentials) {
 
 }  // namespace
 }  // namespace rayagg
+
+namespace rayagg {
+namespace {
+
+TEST(LoadConfigHttpIngestTest, HttpPortFlagEnablesIngest) {
+  const Environment env(std::map<std::string, std::string>{});
+  CommandLine cli;
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(cli, env);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_FALSE(loaded->config.http_ingest.enabled);
+
+  cli.http_port = 0;
+  cli.http_address = "::1";
+  cli.http_port_file = "/tmp/http-port";
+  loaded = LoadConfig(cli, env);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->config.http_ingest.enabled);
+  EXPECT_EQ(loaded->config.http_ingest.port, 0);
+  EXPECT_EQ(loaded->config.http_ingest.address, "::1");
+  EXPECT_THAT(DescribeConfig(loaded->config), HasSubstr("HTTP JSON ingest [::1]:0/v1/events"));
+}
+
+TEST(LoadConfigHttpIngestTest, PortFileWithoutIngestIsAnError) {
+  CommandLine cli;
+  cli.http_port_file = "/tmp/http-port";
+  absl::StatusOr<LoadedConfig> loaded =
+      LoadConfig(cli, Environment(std::map<std::string, std::string>{}));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("--http-port-file"));
+}
+
+}  // namespace
+}  // namespace rayagg
+
+namespace rayagg {
+namespace {
+
+TEST(LoadConfigHttpIngestTest, ExportAddressPointingAtOurOwnIngestIsAnError) {
+  CommandLine cli;
+  cli.http_port = 8084;
+  const Environment env(std::map<std::string, std::string>{
+      {"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR", "http://127.0.0.1:8084/v1/events"}});
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(cli, env);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("events would loop"));
+
+  // Another port or path is a legitimate chain of aggregators.
+  cli.http_port = 8094;
+  EXPECT_TRUE(LoadConfig(cli, env).ok());
+}
+
+}  // namespace
+}  // namespace rayagg

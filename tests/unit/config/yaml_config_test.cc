@@ -352,3 +352,42 @@ TEST(YamlConfigTest, InvalidYamlReportsLine) {
 
 }  // namespace
 }  // namespace rayagg
+
+namespace rayagg {
+namespace {
+
+TEST(YamlConfigTest, HttpIngestSection) {
+  Config config = Parse(R"(
+http_ingest:
+  enabled: true
+  address: 0.0.0.0
+  port: 18084
+  path: /ray/events
+  max_body_bytes: 64MiB
+)");
+  EXPECT_TRUE(config.http_ingest.enabled);
+  EXPECT_EQ(config.http_ingest.address, "0.0.0.0");
+  EXPECT_EQ(config.http_ingest.port, 18084);
+  EXPECT_EQ(config.http_ingest.path, "/ray/events");
+  EXPECT_EQ(config.http_ingest.max_body_bytes, 64u << 20);
+
+  const Config defaults = Parse("http_ingest:\n");
+  EXPECT_FALSE(defaults.http_ingest.enabled);
+  EXPECT_EQ(defaults.http_ingest.port, 8084);
+  EXPECT_EQ(defaults.http_ingest.path, "/v1/events");
+  EXPECT_EQ(defaults.http_ingest.max_body_bytes, 20u << 20);
+}
+
+TEST(YamlConfigTest, HttpIngestErrorsNameTheKey) {
+  EXPECT_THAT(ErrorOf("http_ingest: {path: v1/events}\n"), HasSubstr("http_ingest.path"));
+  EXPECT_THAT(ErrorOf("http_ingest: {path: \"/v1?x=1\"}\n"), HasSubstr("http_ingest.path"));
+  EXPECT_THAT(ErrorOf("http_ingest: {max_body_bytes: 10}\n"),
+              HasSubstr("http_ingest.max_body_bytes"));
+  EXPECT_THAT(ErrorOf("http_ingest: {port: 70000}\n"), HasSubstr("http_ingest.port"));
+  EXPECT_THAT(ErrorOf("http_ingest: {address: \"\"}\n"), HasSubstr("http_ingest.address"));
+  EXPECT_THAT(ErrorOf("http_ingest: {enabled: maybe}\n"), HasSubstr("http_ingest.enabled"));
+  EXPECT_THAT(ErrorOf("http_ingest: {prot: 1}\n"), HasSubstr("http_ingest.prot"));
+}
+
+}  // namespace
+}  // namespace rayagg
