@@ -53,7 +53,8 @@ absl::Status Daemon::Start() {
       std::clamp<size_t>(sinks_.size(), 1, static_cast<size_t>(AllowedCpuCount()));
   for (size_t i = 0; i < threads; ++i) io_threads_.emplace_back([this] { RunIoThread(); });
 
-  grpc_server_ = std::make_unique<GrpcIngestServer>(config_.grpc, log_, ingest_counters_, *logger_);
+  grpc_server_ = std::make_unique<GrpcIngestServer>(config_.grpc, log_, ingest_counters_, *logger_,
+                                                    config_.ingest_auth);
   absl::StatusOr<int> port = grpc_server_->Start();
   if (!port.ok()) {
     Stop();

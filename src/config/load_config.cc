@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config/problems.h"
+#include "config/ray_auth.h"
 #include "config/ray_environment.h"
 #include "common/text.h"
 #include "config/validate_config.h"
@@ -95,6 +96,9 @@ absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environmen
     loaded.config = *std::move(parsed);
   }
   ApplyRayEnvironment(env, loaded.config, loaded.warnings);
+  if (absl::Status status = ApplyRayAuth(env, loaded.config.ingest_auth); !status.ok()) {
+    return status;
+  }
   if (absl::Status status = ApplyFlags(cli, loaded.config); !status.ok()) return status;
 
   // The file was validated and the environment and flags only store checked

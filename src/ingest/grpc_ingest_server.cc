@@ -10,8 +10,11 @@ std::string JoinHostPort(const std::string& host, int port) {
 }
 
 GrpcIngestServer::GrpcIngestServer(const GrpcConfig& config, EventAppender& appender,
-                                   IngestCounters& counters, spdlog::logger& logger)
-    : config_(config), logger_(logger), service_(appender, counters, logger) {}
+                                   IngestCounters& counters, spdlog::logger& logger,
+                                   const IngestAuthConfig& auth)
+    : config_(config),
+      logger_(logger),
+      service_(appender, counters, logger, BearerTokenChecker(auth)) {}
 
 GrpcIngestServer::~GrpcIngestServer() {
   if (server_) Shutdown(std::chrono::system_clock::now());
@@ -32,7 +35,8 @@ absl::StatusOr<int> GrpcIngestServer::Start() {
     server_.reset();
     return absl::UnavailableError("cannot listen for gRPC on " + address);
   }
-  logger_.info("serving gRPC AddEvents address={}", JoinHostPort(config_.address, bound_port));
+  logger_.info("serving gRPC AddEvents address={} auth={}", JoinHostPort(config_.address, bound_port),
+               service_.auth_required() ? "ray-token" : "none");
   return bound_port;
 }
 

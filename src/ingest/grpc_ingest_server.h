@@ -14,8 +14,9 @@ namespace rayagg {
 
 class GrpcIngestServer {
  public:
+  // `auth`: Ray's token check (IngestAuthConfig), applied to every call.
   GrpcIngestServer(const GrpcConfig& config, EventAppender& appender, IngestCounters& counters,
-                   spdlog::logger& logger);
+                   spdlog::logger& logger, const IngestAuthConfig& auth);
   ~GrpcIngestServer();
 
   // Binds and starts serving; returns the bound port (the OS's pick for port 0).

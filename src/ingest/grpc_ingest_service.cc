@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "ingest/add_events_decoder.h"
 
@@ -14,16 +16,32 @@ grpc::StatusCode ToGrpcCode(absl::StatusCode code) {
   return static_cast<grpc::StatusCode>(static_cast<int>(code));
 }
 
+// The call's "authorization" metadata, if it has one.
+std::optional<std::string_view> AuthorizationOf(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) return std::nullopt;
+  return std::string_view(it->second.data(), it->second.size());
+}
+
 }  // namespace
 
 GrpcIngestService::GrpcIngestService(EventAppender& appender, IngestCounters& counters,
-                                     spdlog::logger& logger)
-    : appender_(appender), counters_(counters), logger_(logger) {}
+                                     spdlog::logger& logger, BearerTokenChecker auth)
+    : appender_(appender), counters_(counters), logger_(logger), auth_(std::move(auth)) {}
 
 grpc::ServerUnaryReactor* GrpcIngestService::AddEvents(grpc::CallbackServerContext* context,
                                                        const grpc::ByteBuffer* request,
                                                        grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // Ray's agent checks the token in an interceptor, before the handler: an
+  // unauthenticated call is not counted as a request and never decoded.
+  if (!auth_.Allows(AuthorizationOf(*context))) {
+    counters_.unauthenticated_requests.fetch_add(1, std::memory_order_relaxed);
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                                 "missing or invalid authorization bearer token (RAY_AUTH_MODE=token)"));
+    return reactor;
+  }
   reactor->Finish(Handle(*request, *response));
   return reactor;
 }

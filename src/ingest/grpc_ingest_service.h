@@ -9,6 +9,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "common/bearer_token_checker.h"
 #include "ingest/ingest_counters.h"
 #include "rayagg/event_appender.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
@@ -23,12 +24,16 @@ class GrpcIngestService final
     : public ray::rpc::events::EventAggregatorService::WithRawCallbackMethod_AddEvents<
           ray::rpc::events::EventAggregatorService::Service> {
  public:
-  GrpcIngestService(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger);
+  // With `auth` required, calls without Ray's token get UNAUTHENTICATED.
+  GrpcIngestService(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
+                    BearerTokenChecker auth);
 
   // Runs on a gRPC callback thread. Never blocks: decode, append, finish.
   grpc::ServerUnaryReactor* AddEvents(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
+
+  bool auth_required() const { return auth_.required(); }
 
  private:
   grpc::Status Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer& response);
@@ -36,6 +41,7 @@ class GrpcIngestService final
   EventAppender& appender_;
   IngestCounters& counters_;
   spdlog::logger& logger_;
+  const BearerTokenChecker auth_;
 };
 
 }  // namespace rayagg

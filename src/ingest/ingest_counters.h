@@ -24,6 +24,9 @@ struct IngestCounters {
   // elements that do not map to a RayEvent (reason bad_element; event type 0
   // when the element's type is unknown).
   DropCounters drops;
+  // Calls refused with UNAUTHENTICATED (RAY_AUTH_MODE=token, wrong or no
+  // token); the HTTP ingest may count its 401s here too.
+  std::atomic<uint64_t> unauthenticated_requests{0};
 };
 
 }  // namespace rayagg

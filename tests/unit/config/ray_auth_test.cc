@@ -1,0 +1,98 @@
+// RAY_AUTH_MODE / RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH / ~/.ray/auth_token,
+// through LoadConfig as the daemon runs it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "config/load_config.h"
+#include "config_test_util.h"
+#include "support/temp_dir.h"
+
+namespace rayagg {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_config::Message;
+using test::TempDir;
+
+absl::StatusOr<LoadedConfig> Load(std::map<std::string, std::string> vars) {
+  return LoadConfig(CommandLine{}, Environment(std::move(vars)));
+}
+
+IngestAuthConfig AuthOf(std::map<std::string, std::string> vars) {
+  absl::StatusOr<LoadedConfig> loaded = Load(std::move(vars));
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  return loaded.ok() ? loaded->config.ingest_auth : IngestAuthConfig{};
+}
+
+TEST(RayAuthTest, OffUnlessModeIsToken) {
+  EXPECT_FALSE(AuthOf({}).token_required);
+  EXPECT_FALSE(AuthOf({{"RAY_AUTH_MODE", "disabled"}, {"RAY_AUTH_TOKEN", "x"}}).token_required);
+  EXPECT_FALSE(AuthOf({{"RAY_AUTH_MODE", ""}}).token_required);
+}
+
+TEST(RayAuthTest, TokenFromTheEnvironmentWins) {
+  TempDir dir;
+  const IngestAuthConfig auth = AuthOf({{"RAY_AUTH_MODE", "token"},
+                                        {"RAY_AUTH_TOKEN", " env-token\n"},
+                                        {"RAY_AUTH_TOKEN_PATH", dir.Write("t", "file-token")},
+                                        {"HOME", dir.Path("")}});
+  EXPECT_TRUE(auth.token_required);
+  EXPECT_EQ(auth.token, "env-token");
+}
+
+TEST(RayAuthTest, TokenFromTokenPathThenFromHome) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.Path(".ray"));
+  dir.Write(".ray/auth_token", "home-token\n");
+  const std::string path = dir.Write("custom", "custom-token\n");
+
+  EXPECT_EQ(AuthOf({{"RAY_AUTH_MODE", "TOKEN"}, {"RAY_AUTH_TOKEN_PATH", path}, {"HOME", dir.Path("")}})
+                .token,
+            "custom-token");
+  // An empty RAY_AUTH_TOKEN counts as unset, as in Ray.
+  EXPECT_EQ(AuthOf({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", ""}, {"HOME", dir.Path("")}})
+                .token,
+            "home-token");
+}
+
+TEST(RayAuthTest, MissingTokenStopsStartupWithoutLeakingAnything) {
+  TempDir dir;
+  absl::StatusOr<LoadedConfig> loaded =
+      Load({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN_PATH", dir.Path("absent")}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("RAY_AUTH_MODE=token but no token"));
+  EXPECT_THAT(Message(loaded), HasSubstr(dir.Path("absent")));
+
+  loaded = Load({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN_PATH", dir.Write("blank", "\n")}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("is empty"));
+
+  loaded = Load({{"RAY_AUTH_MODE", "token"}});  // no HOME either
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("HOME"));
+}
+
+TEST(RayAuthTest, UnknownModeRefusesToRunUnauthenticated) {
+  absl::StatusOr<LoadedConfig> loaded =
+      Load({{"RAY_AUTH_MODE", "k8s"}, {"RAY_AUTH_TOKEN", "secret-value"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("RAY_AUTH_MODE: unsupported mode \"k8s\""));
+  EXPECT_THAT(Message(loaded), Not(HasSubstr("secret-value")));
+}
+
+TEST(RayAuthTest, SummarySaysAuthIsOnButNotTheToken) {
+  const IngestAuthConfig auth = AuthOf({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", "tok-123"}});
+  Config config;
+  config.ingest_auth = auth;
+  const std::string summary = DescribeConfig(config);
+  EXPECT_THAT(summary, HasSubstr("Ray's auth token"));
+  EXPECT_THAT(summary, Not(HasSubstr("tok-123")));
+}
+
+}  // namespace
+}  // namespace rayagg
