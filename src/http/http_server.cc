@@ -123,15 +123,26 @@ void HttpServer::Stop() {
   if (!started_) return;
   if (!stopping_) {
     stopping_ = true;
+    // Each posted closer holds `this`: Stop() waits for them too, or one
+    // could run after the server is gone (its session may end on its own
+    // before the closer runs).
+    ++pending_closers_;
     asio::post(acceptor_strand_, [this] {
       error_code ignored;
       acceptor_.close(ignored);
+      CloserDone();
     });
     for (const auto& [id, stream] : open_) {
-      asio::post(stream->get_executor(), [this, id = id] { CloseIfOpen(id); });
+      ++pending_closers_;
+      asio::post(stream->get_executor(), [this, id = id] {
+        CloseIfOpen(id);
+        CloserDone();
+      });
     }
   }
-  finished_.wait(lock, [this] { return !accept_loop_running_ && active_sessions_ == 0; });
+  finished_.wait(lock, [this] {
+    return !accept_loop_running_ && active_sessions_ == 0 && pending_closers_ == 0;
+  });
 }
 
 bool HttpServer::Register(uint64_t id, beast::tcp_stream* stream) {
@@ -151,6 +162,14 @@ void HttpServer::CloseIfOpen(uint64_t id) {
   // Runs on the connection's strand, like Unregister: a registered stream is alive.
   auto it = open_.find(id);
   if (it != open_.end()) it->second->close();
+}
+
+void HttpServer::CloserDone() {
+  {
+    std::lock_guard lock(mutex_);
+    --pending_closers_;
+  }
+  finished_.notify_all();
 }
 
 void HttpServer::SessionEnded() {

@@ -107,6 +107,7 @@ class HttpServer {
   void Unregister(uint64_t id);
   void CloseIfOpen(uint64_t id);  // on the connection's strand
   void SessionEnded();
+  void CloserDone();
   void AcceptLoopEnded();
 
   asio::io_context& io_context_;
@@ -123,6 +124,7 @@ class HttpServer {
   bool started_ = false;
   bool stopping_ = false;
   bool accept_loop_running_ = false;
+  size_t pending_closers_ = 0;  // closers posted by Stop() that have not run yet
   size_t active_sessions_ = 0;  // reserved by the accept loop, released when a session ended
   std::unordered_map<uint64_t, beast::tcp_stream*> open_;
   uint64_t next_id_ = 0;  // only touched by the accept loop
