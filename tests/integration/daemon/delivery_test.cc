@@ -171,6 +171,9 @@ TEST_F(DeliveryTest, EachSinkGetsTheTypesOfItsOwnFilter) {
   const RayEvent task_sentinel = TaskLifecycleEvent("sentinel", 0);
   RayEvent node_sentinel = OneEventOfEveryType()[6];  // NODE_DEFINITION_EVENT
   ASSERT_EQ(node_sentinel.event_type(), RayEvent::NODE_DEFINITION_EVENT);
+  // Another node: the same one's definition would coalesce into the first
+  // (keeping that one's event_id) whenever the sink has not read it yet.
+  node_sentinel.mutable_node_definition_event()->set_node_id("sentinel-node");
   ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{task_sentinel, node_sentinel}).ok());
   ASSERT_TRUE(WaitForEvent(server_, task_sentinel));
   ASSERT_TRUE(WaitForEvent(other, node_sentinel));
