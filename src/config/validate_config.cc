@@ -126,9 +126,11 @@ bool PostsToOwnHttpIngest(const SinkConfig& sink, const HttpIngestConfig& http) 
   if (!url.ok() || url->kind != SinkUrl::Kind::kHttp || url->http.port != http.port) return false;
   const std::string_view target = url->http.target;
   if (target.substr(0, target.find('?')) != http.path) return false;
+  // Only addresses that surely mean this host: a hostname with the same port
+  // and path may well be another aggregator (a node sidecar forwarding to a
+  // central one), even when we listen on a wildcard address.
   const std::string& host = url->http.host;
-  return host == http.address || host == "localhost" || host == "127.0.0.1" || host == "::1" ||
-         http.address == "0.0.0.0" || http.address == "::";
+  return host == http.address || host == "localhost" || host.starts_with("127.") || host == "::1";
 }
 
 void ValidateConfig(const Config& config, Problems& problems) {
