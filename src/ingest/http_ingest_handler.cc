@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "common/event_type_names.h"
 #include "http/content_encoding.h"
 #include "ingest/event_keys.h"
 #include "ingest/json_event_parser.h"
@@ -29,23 +28,6 @@ HttpServerResponse JsonResponse(const HttpRequest& request, http::status status,
 HttpServerResponse ErrorResponse(const HttpRequest& request, http::status status,
                                  std::string message) {
   return JsonResponse(request, status, Json{{"error", std::move(message)}});
-}
-
-// The event type a rejected element claims, for the drop counter's label:
-// its number when the name or number is known to this build, else 0
-// (EVENT_TYPE_UNSPECIFIED, rendered as "unknown" event type).
-int32_t ClaimedEventType(const Json& element) {
-  if (!element.is_object()) return 0;
-  for (const char* key : {"eventType", "event_type"}) {
-    auto it = element.find(key);
-    if (it == element.end()) continue;
-    if (it->is_string()) return EventTypeFromName(it->get_ref<const std::string&>()).value_or(0);
-    if (it->is_number_integer()) {
-      const int64_t number = it->get<int64_t>();
-      return number > 0 && number <= MaxKnownEventType() ? static_cast<int32_t>(number) : 0;
-    }
-  }
-  return 0;
 }
 
 }  // namespace
@@ -75,43 +57,47 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
     }
   }
 
-  // Parsing cannot throw: errors are reported through `discarded`.
-  const Json array = Json::parse(*body, nullptr, /*allow_exceptions=*/false);
-  if (!array.is_array()) {
+  // One pass over the text, no DOM (ingest/json_event_parser.h); what it
+  // reports only counts once the whole body turned out to be a JSON array.
+  std::vector<std::string> serialized;  // IncomingEvent holds views of these
+  std::vector<IncomingEvent> events;
+  struct Rejection {
+    size_t index;
+    int32_t claimed_type;
+    std::string reason;
+  };
+  std::vector<Rejection> rejections;
+  const absl::Status parsed = ParseEventArray(
+      *body, EventArrayCallbacks{
+                 .on_event =
+                     [&](size_t, ray::rpc::events::RayEvent& event) {
+                       const EventKeys keys = KeysOf(event);
+                       serialized.push_back(event.SerializeAsString());
+                       events.push_back(IncomingEvent{{}, static_cast<int32_t>(event.event_type()),
+                                                      keys.event_id_hash, keys.entity_key});
+                     },
+                 .on_error =
+                     [&](size_t index, int32_t claimed_type, std::string reason) {
+                       rejections.push_back(Rejection{index, claimed_type, std::move(reason)});
+                     }});
+  if (!parsed.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
-    const std::string message = array.is_discarded() ? "body is not valid JSON"
-                                                     : "body is not a JSON array of events";
+    const std::string message(parsed.message());
     logger_.warn("rejected HTTP ingest request: {} bytes={}", message, body->size());
     return ErrorResponse(request, http::status::bad_request, message);
   }
-  counters_.received_events.fetch_add(array.size(), std::memory_order_relaxed);
-
-  // Serialized events first (IncomingEvent holds views), then the views.
-  std::vector<std::string> serialized;
-  std::vector<IncomingEvent> events;
-  serialized.reserve(array.size());
-  events.reserve(array.size());
+  const size_t elements = events.size() + rejections.size();
+  counters_.received_events.fetch_add(elements, std::memory_order_relaxed);
   Json rejected = Json::array();
-  ray::rpc::events::RayEvent event;
-  for (size_t index = 0; index < array.size(); ++index) {
-    event.Clear();
-    const absl::Status parsed = JsonToMessage(array[index], event);
-    if (!parsed.ok()) {
-      const int32_t type = ClaimedEventType(array[index]);
-      counters_.drops.Add(DropReason::kBadElement, type);
-      rejected.push_back(Json{{"index", index}, {"reason", std::string(parsed.message())}});
-      continue;
-    }
-    const EventKeys keys = KeysOf(event);
-    serialized.push_back(event.SerializeAsString());
-    events.push_back(IncomingEvent{{}, static_cast<int32_t>(event.event_type()),
-                                   keys.event_id_hash, keys.entity_key});
+  for (Rejection& rejection : rejections) {
+    counters_.drops.Add(DropReason::kBadElement, rejection.claimed_type);
+    rejected.push_back(Json{{"index", rejection.index}, {"reason", std::move(rejection.reason)}});
   }
   for (size_t i = 0; i < events.size(); ++i) events[i].bytes = serialized[i];
   if (!rejected.empty()) {
     // Positions only: reasons may quote values, and event contents never reach the log.
     logger_.warn("HTTP ingest dropped {} of {} elements as bad_element (first: #{})",
-                 rejected.size(), array.size(), rejected[0]["index"].get<size_t>());
+                 rejections.size(), elements, rejections.front().index);
   }
 
   if (absl::Status appended = appender_.Append(events); !appended.ok()) {

@@ -1,11 +1,13 @@
-// proto3 JSON -> protobuf message, straight from a parsed nlohmann::json
-// value through reflection: the reverse of the form Ray's agent posts
-// (docs/CONFIG.md "http_ingest", behaviour reference §7).
+// proto3 JSON -> protobuf messages through reflection: the reverse of the
+// form Ray's agent posts (docs/CONFIG.md "http_ingest", behaviour reference
+// §7). ParseEventArray parses a whole body in one SAX pass (what ingest
+// uses); JsonToMessage converts one already parsed value (DOM), and the two
+// agree element for element (tests/unit/ingest/json_event_parser_test.cc).
 //
 // Why not protobuf's JsonStringToMessage: with ignore_unknown_fields it also
 // silently turns an unknown enum *name* into the default value, so an event
 // from a newer Ray would enter the buffer with a wrong type or state instead
-// of being reported; and it is slower (bench/json_ingest_bench.cc).
+// of being reported; and it is 3.7x slower (docs/PERFORMANCE.md).
 //
 // Accepted, as protobuf's parser accepts them: lowerCamelCase or snake_case
 // keys; unknown keys ignored; null = the field's default; 64-bit integers as
@@ -13,16 +15,42 @@
 // base64, padding optional; enums by name or number (an unknown number is
 // kept, an unknown name is an error); Timestamp as RFC 3339; maps with
 // string, integer or bool keys. Other well-known types go through protobuf's
-// own parser.
+// own parser in JsonToMessage and are refused by ParseEventArray (Ray's
+// events use none).
 #pragma once
 
 #include <google/protobuf/message.h>
 
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 
+namespace ray::rpc::events {
+class RayEvent;
+}
+
 namespace rayagg {
+
+// What ParseEventArray reports, element by element, in array order.
+struct EventArrayCallbacks {
+  // Element `index` parsed; `event` is reused for the next element.
+  std::function<void(size_t index, ray::rpc::events::RayEvent& event)> on_event;
+  // Element `index` does not map to a RayEvent: `claimed_type` is the event
+  // type it names when this build knows it, else 0; `reason` as JsonToMessage
+  // words it.
+  std::function<void(size_t index, int32_t claimed_type, std::string reason)> on_error;
+};
+
+// Parses a body that must be a JSON array of RayEvents in one pass, without
+// building a DOM (nlohmann_json's SAX interface), with JsonToMessage's rules
+// for each element. Returns InvalidArgument when the body is not valid JSON
+// or not an array; callbacks made before such an error must then be
+// disregarded (a truncated body is noticed only at its end).
+absl::Status ParseEventArray(std::string_view body, const EventArrayCallbacks& callbacks);
 
 // Fills `message` (which should be empty) from the JSON object `value`. On
 // error the message is partly filled and the status names the field path

@@ -108,5 +108,106 @@ TEST(JsonEventParserTest, RefusesWhatDoesNotMapAndNamesTheField) {
   }
 }
 
+// The one-pass SAX parser of whole bodies must agree with JsonToMessage on
+// every element: same events, same errors with the same wording.
+TEST(JsonEventParserTest, ArrayParserAgreesWithElementParser) {
+  std::vector<std::string> elements;
+  for (const bool snake_case : {false, true}) {
+    for (const RayEvent& event : test::EventsSettingEveryField()) {
+      elements.push_back(test::ProtobufPrinterJson(event, snake_case));
+    }
+  }
+  for (const char* odd : {
+           R"({"eventType": "NEWER_RAY_EVENT", "eventId": "AQ=="})",
+           R"({"eventId": "AQ==", "eventType": "TASK_LIFECYCLE_EVENT", "taskLifecycleEvent": {"stateTransitions": [{"state": "RUNNING"}, {"state": "HIBERNATING"}]}})",
+           R"({"eventId": "not base64!", "eventType": 7})",
+           R"({"sourcePid": "x", "eventType": "ACTOR_DEFINITION_EVENT"})",
+           R"({"taskDefinitionEvent": []})",
+           R"({"taskDefinitionEvent": {"requiredResources": {"CPU": "lots"}}})",
+           R"({"taskDefinitionEvent": {"requiredResources": {"CPU": null}}})",
+           R"({"taskDefinitionEvent": {"requiredResources": []}})",
+           R"({"taskDefinitionEvent": {"refIds": {"a": "%%"}}})",
+           R"({"taskLifecycleEvent": {"stateTransitions": {}}})",
+           R"({"taskLifecycleEvent": {"stateTransitions": [null]}})",
+           R"({"taskLifecycleEvent": {"stateTransitions": [[1]]}})",
+           R"({"taskLifecycleEvent": {"stateTransitions": [{"timestamp": {}}]}})",
+           R"({"timestamp": ["2025-01-01T00:00:00Z"]})",
+           R"({"message": {"nested": 1}})",
+           R"({"eventId": "AQ==", "unknownObject": {"a": [1, {"b": 2}]}, "unknownList": [[], {}], "message": "after"})",
+           R"([1, 2])", R"("text")", R"(42)", R"(null)", R"({})"}) {
+    elements.push_back(odd);
+  }
+  std::string body = "[";
+  for (const std::string& element : elements) {
+    if (body.size() > 1) body += ", ";
+    body += element;
+  }
+  body += "]";
+
+  // "ok" + the event, or "error " + the reason.
+  std::vector<std::string> outcomes(elements.size());
+  std::vector<RayEvent> events(elements.size());
+  std::vector<int32_t> claimed(elements.size(), -1);
+  const absl::Status status = ParseEventArray(
+      body, EventArrayCallbacks{
+                .on_event = [&](size_t index, RayEvent& event) {
+                  outcomes.at(index) = "ok";
+                  events.at(index) = event;
+                },
+                .on_error = [&](size_t index, int32_t type, std::string reason) {
+                  outcomes.at(index) = "error " + reason;
+                  claimed.at(index) = type;
+                }});
+  ASSERT_TRUE(status.ok()) << status;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    RayEvent expected;
+    const absl::Status one = JsonToMessage(json::parse(elements[i]), expected);
+    const std::string want = one.ok() ? "ok" : "error " + std::string(one.message());
+    EXPECT_EQ(outcomes[i], want) << "element " << i << ": " << elements[i];
+    // Map entries may be in another order (document order vs sorted keys).
+    if (one.ok()) {
+      EXPECT_TRUE(MessageDifferencer::Equals(events[i], expected)) << elements[i];
+    }
+  }
+  const size_t first_odd = elements.size() - 21;
+  EXPECT_EQ(claimed[first_odd], 0);                                  // unknown type name
+  EXPECT_EQ(claimed[first_odd + 1], RayEvent::TASK_LIFECYCLE_EVENT);
+  EXPECT_EQ(claimed[first_odd + 2], RayEvent::NODE_DEFINITION_EVENT);  // by number
+  EXPECT_EQ(claimed[first_odd + 3], RayEvent::ACTOR_DEFINITION_EVENT);  // named after the error
+  for (size_t i = elements.size() - 5; i < elements.size() - 1; ++i) {
+    EXPECT_EQ(claimed[i], 0) << elements[i];  // not objects: no type, none left over either
+  }
+}
+
+TEST(JsonEventParserTest, ArrayParserClaimsTypesPerElement) {
+  std::vector<int32_t> claimed;
+  const absl::Status status = ParseEventArray(
+      R"([{"eventType": "NODE_LIFECYCLE_EVENT", "sourcePid": "x"}, "text", [1],
+          {"sourcePid": "x", "event_type": 9}, {"sourcePid": "y"}])",
+      EventArrayCallbacks{.on_event = [](size_t, RayEvent&) {},
+                          .on_error = [&](size_t, int32_t type, std::string) {
+                            claimed.push_back(type);
+                          }});
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(claimed, (std::vector<int32_t>{RayEvent::NODE_LIFECYCLE_EVENT, 0, 0,
+                                           RayEvent::ACTOR_DEFINITION_EVENT, 0}));
+}
+
+TEST(JsonEventParserTest, ArrayParserRefusesBodiesThatAreNotArrays) {
+  const EventArrayCallbacks ignore{.on_event = [](size_t, RayEvent&) {},
+                                   .on_error = [](size_t, int32_t, std::string) {}};
+  for (const char* body : {R"({"events": []})", "42", "\"x\"", "null"}) {
+    EXPECT_EQ(std::string(ParseEventArray(body, ignore).message()),
+              "body is not a JSON array of events")
+        << body;
+  }
+  for (const char* body : {"", "[", "[{]", "[1,]", "[] []", "[{\"a\": tru}]"}) {
+    EXPECT_EQ(std::string(ParseEventArray(body, ignore).message()), "body is not valid JSON")
+        << body;
+  }
+  EXPECT_TRUE(ParseEventArray("[]", ignore).ok());
+  EXPECT_TRUE(ParseEventArray(" [ ] ", ignore).ok());
+}
+
 }  // namespace
 }  // namespace rayagg
