@@ -60,11 +60,11 @@ enum class Compression { kNone, kGzip };
 // `sinks[i].tls:` — https:// sinks only. Verification is on by default,
 // against the system's CA store unless `ca_file` is set.
 struct TlsConfig {
-  std::string ca_file;    // PEM bundle trusted instead of the system CAs
-  std::string cert_file;  // PEM client certificate (chain) for mTLS; needs key_file
-  std::string key_file;   // PEM private key of cert_file
+  std::string ca_file{};    // PEM bundle trusted instead of the system CAs
+  std::string cert_file{};  // PEM client certificate (chain) for mTLS; needs key_file
+  std::string key_file{};   // PEM private key of cert_file
   // Name sent as SNI and checked against the certificate; "" means the URL's host.
-  std::string server_name;
+  std::string server_name{};
   bool insecure_skip_verify = false;  // accept any certificate (logged as a warning)
 };
 

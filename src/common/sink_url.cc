@@ -47,13 +47,10 @@ absl::StatusOr<SinkUrl> ParseSinkUrl(std::string_view url) {
       scheme_end == std::string_view::npos ? "" : strings::ToLower(url.substr(0, scheme_end));
   const std::string_view rest =
       scheme_end == std::string_view::npos ? "" : url.substr(scheme_end + 3);
-  if (scheme == "http") return ParseHttp(url);
+  if (scheme == "http" || scheme == "https") return ParseHttp(url);
   // The file sink matches "file://" exactly, so only the lowercase scheme works.
   if (url.starts_with("file://")) return ParseFile(url, rest);
-  if (scheme == "https") {
-    return Invalid(url, "https is not supported yet; use http:// (TLS comes in a later release)");
-  }
-  return Invalid(url, "URL must start with http:// or file://");
+  return Invalid(url, "URL must start with http://, https:// or file://");
 }
 
 }  // namespace rayagg

@@ -13,7 +13,7 @@
 namespace rayagg {
 
 struct SinkUrl {
-  enum class Kind { kHttp, kFile };
+  enum class Kind { kHttp, kFile };  // kHttp covers https (see http.scheme)
   Kind kind = Kind::kHttp;
   // kHttp: the parsed endpoint, ready for the HTTP client.
   Url http;
@@ -21,9 +21,8 @@ struct SinkUrl {
   std::string path;
 };
 
-// Accepts http://host[:port][/path][?query] (scheme in any case) and
-// file:///absolute/path. https:// is refused until TLS lands; the error says
-// so. User info ("user:pass@") is refused: credentials do not belong in a
+// Accepts http(s)://host[:port][/path][?query] (scheme in any case) and
+// file:///absolute/path. User info ("user:pass@") is refused: credentials do not belong in a
 // URL that is logged.
 absl::StatusOr<SinkUrl> ParseSinkUrl(std::string_view url);
 

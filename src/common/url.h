@@ -21,7 +21,7 @@ struct Url {
 };
 
 // Accepts http://host[:port][/path][?query] (default port 80) and https://
-// (default port 443; parsed only, the client speaks plain HTTP). Hosts are
+// (default port 443; the client then speaks TLS, see http/tls_context.h). Hosts are
 // hostnames, IPv4 addresses or bracketed IPv6 literals ("[::1]"). A fragment is
 // dropped (it is never sent). Errors: other or missing schemes, user info,
 // missing host, empty/non-numeric/out-of-range port, and characters that

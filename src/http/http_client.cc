@@ -1,5 +1,8 @@
 #include "http/http_client.h"
 
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
 #include <optional>
 #include <vector>
 
@@ -25,17 +28,19 @@ constexpr int kMaxInterimResponses = 8;
 bool IsStaleConnectionError(const error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof ||
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == asio::error::connection_aborted || ec == asio::error::not_connected;
+         ec == asio::error::connection_aborted || ec == asio::error::not_connected ||
+         ec == asio::ssl::error::stream_truncated;  // TLS peer closed without close_notify
 }
 
 }  // namespace
 
 HttpClient::HttpClient(asio::any_io_executor executor, Url url,
-                       std::chrono::milliseconds request_timeout)
+                       std::chrono::milliseconds request_timeout, std::optional<HttpClientTls> tls)
     : executor_(std::move(executor)),
       url_(std::move(url)),
       request_timeout_(request_timeout),
-      stream_(executor_) {}
+      stream_(executor_),
+      tls_(std::move(tls)) {}
 
 void HttpClient::Close() {
   ++close_generation_;
@@ -45,13 +50,16 @@ void HttpClient::Close() {
 void HttpClient::CloseSocket() {
   connected_ = false;
   buffer_.consume(buffer_.size());
+  // No TLS close_notify: it would need a write with its own deadline, and
+  // the server learns of the close from the TCP FIN all the same.
   error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream_.close();
+  Tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
+  Tcp().close();
 }
 
 asio::awaitable<HttpResult> HttpClient::Post(std::string body, HttpHeaders extra_headers) {
   if (in_flight_) co_return HttpResult{asio::error::already_started, {}};
+  if (url_.scheme == "https" && !tls_) co_return HttpResult{asio::error::no_protocol_option, {}};
   auto request = BuildPostRequest(url_, std::move(body), extra_headers);
   if (!request.ok()) co_return HttpResult{asio::error::invalid_argument, {}};
 
@@ -73,13 +81,14 @@ asio::awaitable<HttpResult> HttpClient::Post(std::string body, HttpHeaders extra
 asio::awaitable<error_code> HttpClient::Connect(Clock::time_point deadline,
                                                 uint64_t close_generation) {
   CloseSocket();
+  if (tls_) tls_stream_.emplace(executor_, *tls_->context);
   ResolveResult resolved = co_await ResolveWithDeadline(executor_, url_.host, url_.port, deadline);
   if (close_generation != close_generation_) co_return asio::error::operation_aborted;
   if (resolved.error) co_return resolved.error;
 
   error_code ec;
-  stream_.expires_at(deadline);
-  co_await stream_.async_connect(resolved.endpoints, asio::redirect_error(asio::use_awaitable, ec));
+  Tcp().expires_at(deadline);
+  co_await Tcp().async_connect(resolved.endpoints, asio::redirect_error(asio::use_awaitable, ec));
   if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
   if (ec) {
     CloseSocket();
@@ -87,24 +96,65 @@ asio::awaitable<error_code> HttpClient::Connect(Clock::time_point deadline,
   }
   // Batches are written in one go; don't let Nagle delay the tail.
   error_code ignored;
-  stream_.socket().set_option(tcp::no_delay(true), ignored);
+  Tcp().socket().set_option(tcp::no_delay(true), ignored);
+  if (tls_) {
+    ec = co_await Handshake(deadline);
+    if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
+    if (ec) {
+      CloseSocket();
+      co_return Normalize(ec);
+    }
+  }
   connected_ = true;
   ++connections_opened_;
   co_return error_code{};
 }
 
+asio::awaitable<error_code> HttpClient::Handshake(Clock::time_point deadline) {
+  const std::string& name = tls_->server_name.empty() ? url_.host : tls_->server_name;
+  error_code ec;
+  const bool is_address = (asio::ip::make_address(name, ec), !ec);
+  SSL* ssl = tls_stream_->native_handle();
+  // SNI carries host names only (RFC 6066 §3), never address literals.
+  if (!is_address && SSL_set_tlsext_host_name(ssl, name.c_str()) != 1) {
+    co_return asio::error::invalid_argument;
+  }
+  if (tls_->verify) {
+    // The certificate must name the host (or address) we think we talk to;
+    // OpenSSL checks it while verifying the chain.
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    const int ok = is_address ? X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str())
+                              : X509_VERIFY_PARAM_set1_host(param, name.c_str(), name.size());
+    if (ok != 1) co_return asio::error::invalid_argument;
+  }
+  ec = {};
+  Tcp().expires_at(deadline);
+  co_await tls_stream_->async_handshake(asio::ssl::stream_base::client,
+                                        asio::redirect_error(asio::use_awaitable, ec));
+  co_return ec;
+}
+
 asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(
     const http::request<http::string_body>& request, Clock::time_point deadline,
     uint64_t close_generation) {
-  Attempt attempt;
   if (!connected_) {
+    Attempt attempt;
     attempt.result.error = co_await Connect(deadline, close_generation);
     if (attempt.result.error) co_return attempt;
   }
+  if (tls_stream_) co_return co_await ExchangeOn(*tls_stream_, request, deadline, close_generation);
+  co_return co_await ExchangeOn(stream_, request, deadline, close_generation);
+}
 
+template <typename Stream>
+asio::awaitable<HttpClient::Attempt> HttpClient::ExchangeOn(
+    Stream& stream, const http::request<http::string_body>& request, Clock::time_point deadline,
+    uint64_t close_generation) {
+  Attempt attempt;
   error_code ec;
-  stream_.expires_at(deadline);
-  co_await http::async_write(stream_, request, asio::redirect_error(asio::use_awaitable, ec));
+  Tcp().expires_at(deadline);
+  co_await http::async_write(stream, request, asio::redirect_error(asio::use_awaitable, ec));
   // Close() may run while the write's completion is queued.
   if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
   if (ec) {
@@ -123,16 +173,16 @@ asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(
     // Header first, then body: Beast 1.74's eager parsing (what async_read
     // uses) loses the body_limit error of a Content-Length response whose first
     // body bytes arrive together with the header, and reads the whole body.
-    co_await http::async_read_header(stream_, buffer_, *parser,
+    co_await http::async_read_header(stream, buffer_, *parser,
                                      asio::redirect_error(asio::use_awaitable, ec));
     if (!ec && !parser->is_done()) {
-      co_await http::async_read(stream_, buffer_, *parser,
+      co_await http::async_read(stream, buffer_, *parser,
                                 asio::redirect_error(asio::use_awaitable, ec));
     }
     attempt.response_started = attempt.response_started || parser->got_some();
     if (ec || parser->get().result_int() / 100 != 1 || interim == kMaxInterimResponses) break;
   }
-  stream_.expires_never();
+  Tcp().expires_never();
 
   const bool truncated = ec == http::error::body_limit && parser->is_header_done();
   if (ec && !truncated) {

@@ -9,9 +9,12 @@
 #include <optional>
 #include <string>
 
+#include <boost/beast/ssl.hpp>
+
 #include "common/asio.h"
-#include "http/request.h"
 #include "common/url.h"
+#include "http/request.h"
+#include "http/tls_context.h"
 
 namespace rayagg {
 
@@ -43,9 +46,12 @@ class HttpClient {
  public:
   // `executor` must be single-threaded (an io_context run by one thread, or a
   // strand): Post, Close and the client's handlers all run on it.
-  // `request_timeout` bounds each Post as a whole: resolve + connect + write +
-  // read, including the one transparent retry (aiohttp's ClientTimeout(total)).
-  HttpClient(asio::any_io_executor executor, Url url, std::chrono::milliseconds request_timeout);
+  // `request_timeout` bounds each Post as a whole: resolve + connect + TLS
+  // handshake + write + read, including the one transparent retry (aiohttp's
+  // ClientTimeout(total)). https:// URLs need `tls` (MakeHttpClientTls);
+  // without it their Posts fail with asio::error::no_protocol_option.
+  HttpClient(asio::any_io_executor executor, Url url, std::chrono::milliseconds request_timeout,
+             std::optional<HttpClientTls> tls = std::nullopt);
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
   // Destroy only while no Post is in flight (the owner awaits its Posts).
@@ -68,7 +74,8 @@ class HttpClient {
   // the latest when its name resolution or its deadline completes).
   void Close();
 
-  // Successful TCP connects so far (tests check keep-alive reuse).
+  // Successful connects (TCP, and TLS handshake for https) so far (tests
+  // check keep-alive reuse).
   uint64_t connections_opened() const { return connections_opened_; }
   const Url& url() const { return url_; }
 
@@ -78,18 +85,35 @@ class HttpClient {
     bool response_started = false;  // some response bytes arrived
   };
 
+  using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
   asio::awaitable<boost::system::error_code> Connect(std::chrono::steady_clock::time_point deadline,
                                                      uint64_t close_generation);
+  // SNI, host name check and handshake on the freshly connected tls_stream_.
+  asio::awaitable<boost::system::error_code> Handshake(std::chrono::steady_clock::time_point deadline);
   // `request` lives in Post's frame, which awaits this call directly.
   asio::awaitable<Attempt> Exchange(const http::request<http::string_body>& request,
                                     std::chrono::steady_clock::time_point deadline,
                                     uint64_t close_generation);
+  // Write and read on `stream` (stream_ or *tls_stream_).
+  template <typename Stream>
+  asio::awaitable<Attempt> ExchangeOn(Stream& stream,
+                                      const http::request<http::string_body>& request,
+                                      std::chrono::steady_clock::time_point deadline,
+                                      uint64_t close_generation);
+  // The TCP layer in use: stream_ for http, tls_stream_'s for https.
+  beast::tcp_stream& Tcp() { return tls_stream_ ? tls_stream_->next_layer() : stream_; }
   void CloseSocket();
 
   asio::any_io_executor executor_;
   Url url_;
   std::chrono::milliseconds request_timeout_;
-  beast::tcp_stream stream_;
+  beast::tcp_stream stream_;  // http:// only
+  std::optional<HttpClientTls> tls_;
+  // https:// only: a fresh stream per connection (an SSL object cannot be
+  // reused after its connection ended). Replaced only in Connect, never while
+  // an operation on it is pending.
+  std::optional<TlsStream> tls_stream_;
   beast::flat_buffer buffer_;
   bool connected_ = false;
   bool in_flight_ = false;

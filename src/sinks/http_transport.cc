@@ -2,10 +2,11 @@
 
 namespace rayagg {
 
-HttpTransport::HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config)
+HttpTransport::HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config,
+                             std::optional<HttpClientTls> tls)
     : url_(url),
       preparer_(config),
-      client_(std::move(executor), std::move(url), config.request_timeout) {}
+      client_(std::move(executor), std::move(url), config.request_timeout, std::move(tls)) {}
 
 asio::awaitable<DeliveryOutcome> HttpTransport::Deliver(std::string_view body) {
   absl::StatusOr<PreparedRequest> request = preparer_.Prepare(body);

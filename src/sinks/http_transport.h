@@ -17,8 +17,10 @@ namespace rayagg {
 
 class HttpTransport final : public BatchTransport {
  public:
-  // Uses request_timeout, headers, bearer_token_file and compression of `config`.
-  HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config);
+  // Uses request_timeout, headers, bearer_token_file and compression of
+  // `config`; `tls` is required for https:// URLs (MakeHttpClientTls).
+  HttpTransport(asio::any_io_executor executor, Url url, const SinkConfig& config,
+                std::optional<HttpClientTls> tls);
 
   asio::awaitable<DeliveryOutcome> Deliver(std::string_view body) override;
   std::string Describe() const override;

@@ -1,6 +1,9 @@
 #include "sinks/sink_factory.h"
 
+#include <spdlog/spdlog.h>
+
 #include "common/sink_url.h"
+#include "http/tls_context.h"
 #include "sinks/bearer_token_file.h"
 #include "sinks/file_transport.h"
 #include "sinks/http_transport.h"
@@ -29,7 +32,22 @@ absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
   if (sink_url->kind == SinkUrl::Kind::kFile) {
     transport = std::make_unique<FileTransport>(sink_url->path);
   } else {
-    transport = std::make_unique<HttpTransport>(executor, std::move(sink_url->http), config);
+    std::optional<HttpClientTls> tls;
+    if (sink_url->http.scheme == "https") {
+      absl::StatusOr<HttpClientTls> made = MakeHttpClientTls(config.tls);
+      if (!made.ok()) {
+        return absl::InvalidArgumentError("sink " + config.name + ": " +
+                                          std::string(made.status().message()));
+      }
+      tls = *std::move(made);
+      if (config.tls.insecure_skip_verify) {
+        logger.warn("sink {}: TLS certificate verification is OFF (tls.insecure_skip_verify); "
+                    "anyone on the path can read and alter what this sink sends",
+                    config.name);
+      }
+    }
+    transport =
+        std::make_unique<HttpTransport>(executor, std::move(sink_url->http), config, std::move(tls));
   }
   auto encoder = MakeFastJsonEncoder(
       JsonOptions{.preserve_proto_field_names = config.preserve_proto_field_names});

@@ -129,10 +129,13 @@ TEST(SinkUrlTest, File) {
   EXPECT_EQ(url->path, "/dev/stdout");
 }
 
-TEST(SinkUrlTest, HttpsIsNotSupportedYet) {
-  absl::StatusOr<SinkUrl> url = ParseSinkUrl("https://collector/events");
-  ASSERT_FALSE(url.ok());
-  EXPECT_THAT(Message(url), HasSubstr("https is not supported yet"));
+TEST(SinkUrlTest, Https) {
+  absl::StatusOr<SinkUrl> url = ParseSinkUrl("HTTPS://collector/events");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->kind, SinkUrl::Kind::kHttp);
+  EXPECT_EQ(url->http.scheme, "https");
+  EXPECT_EQ(url->http.port, 443);
+  EXPECT_THAT(Message(ParseSinkUrl("ftp://collector/")), HasSubstr("http://, https:// or file://"));
 }
 
 TEST(SinkUrlTest, Rejects) {
@@ -141,8 +144,8 @@ TEST(SinkUrlTest, Rejects) {
   EXPECT_THAT(Message(ParseSinkUrl("file://")), HasSubstr("absolute path"));
   EXPECT_THAT(Message(ParseSinkUrl("file:///")), HasSubstr("absolute path"));
   EXPECT_THAT(Message(ParseSinkUrl("file://events.jsonl")), HasSubstr("absolute path"));
-  EXPECT_THAT(Message(ParseSinkUrl("collector:8080")), HasSubstr("http:// or file://"));
-  EXPECT_THAT(Message(ParseSinkUrl("grpc://x")), HasSubstr("http:// or file://"));
+  EXPECT_THAT(Message(ParseSinkUrl("collector:8080")), HasSubstr("http://, https:// or file://"));
+  EXPECT_THAT(Message(ParseSinkUrl("grpc://x")), HasSubstr("http://, https:// or file://"));
   EXPECT_THAT(Message(ParseSinkUrl("")), HasSubstr("must not be empty"));
   EXPECT_THAT(Message(ParseSinkUrl("http://host:0/")), HasSubstr("port"));
   EXPECT_THAT(Message(ParseSinkUrl("http://host:65536/")), HasSubstr("port"));

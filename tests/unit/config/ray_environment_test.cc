@@ -94,11 +94,11 @@ TEST(RayEnvironmentTest, PublishSwitchOldSpelling) {
 }
 
 TEST(RayEnvironmentTest, UnusableExportAddrWarnsAndCreatesNothing) {
-  LoadedConfig loaded = Load({{"EVENTS_EXPORT_ADDR", "https://collector/events"}});
+  LoadedConfig loaded = Load({{"EVENTS_EXPORT_ADDR", "ftp://collector/events"}});
   EXPECT_THAT(loaded.config.sinks, IsEmpty());
   EXPECT_THAT(loaded.warnings,
               Contains(AllOf(HasSubstr("EVENTS_EXPORT_ADDR"),
-                             HasSubstr("https is not supported yet"), HasSubstr("NO sink"))));
+                             HasSubstr("must start with http://"), HasSubstr("NO sink"))));
 }
 
 TEST(RayEnvironmentTest, ExportAddrCredentialsAreNotEchoed) {

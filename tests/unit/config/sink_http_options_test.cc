@@ -43,6 +43,27 @@ sinks:
   EXPECT_EQ(sink.compression, Compression::kGzip);
 }
 
+TEST(SinkHttpOptionsTest, ParsesTlsKeys) {
+  const Config config = Parse(R"(
+sinks:
+  - url: https://collector.example:8443/ray
+    tls:
+      ca_file: /etc/ca.pem
+      cert_file: /etc/client.pem
+      key_file: /etc/client.key
+      server_name: collector.internal
+      insecure_skip_verify: true
+)");
+  ASSERT_EQ(config.sinks.size(), 1u);
+  const TlsConfig& tls = config.sinks[0].tls;
+  EXPECT_EQ(tls.ca_file, "/etc/ca.pem");
+  EXPECT_EQ(tls.cert_file, "/etc/client.pem");
+  EXPECT_EQ(tls.key_file, "/etc/client.key");
+  EXPECT_EQ(tls.server_name, "collector.internal");
+  EXPECT_TRUE(tls.insecure_skip_verify);
+  EXPECT_THAT(DescribeConfig(config), HasSubstr("TLS verification OFF"));
+}
+
 TEST(SinkHttpOptionsTest, DefaultsAreNoHeadersNoCompressionVerifiedTls) {
   const Config config = Parse("sinks:\n  - url: http://127.0.0.1:1/x\n");
   const SinkConfig& sink = config.sinks.at(0);

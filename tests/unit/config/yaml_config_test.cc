@@ -302,14 +302,14 @@ TEST(YamlConfigTest, SinkNames) {
 
 TEST(YamlConfigTest, SinkUrls) {
   EXPECT_THAT(ErrorOf("sinks:\n  - name: a\n"), HasSubstr("sinks[0].url: is required"));
-  EXPECT_THAT(ErrorOf("sinks:\n  - url: https://collector/\n"),
-              HasSubstr("sinks[0].url: https is not supported yet"));
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: ftp://collector/\n"),
+              HasSubstr("sinks[0].url: URL must start with http://, https:// or file://"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: http:///path\n"),
               HasSubstr("sinks[0].url: http URL needs a host"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: file://relative.jsonl\n"),
               HasSubstr("sinks[0].url: file URL needs an absolute path"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: ftp://x/\n"),
-              HasSubstr("sinks[0].url: URL must start with http:// or file://"));
+              HasSubstr("sinks[0].url: URL must start with http://, https:// or file://"));
 }
 
 TEST(YamlConfigTest, LogLevels) {
