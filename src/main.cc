@@ -9,6 +9,8 @@
 
 #include "app/daemon.h"
 #include "app/port_file.h"
+#include "app/probe.h"
+#include "common/url.h"
 #include "config/command_line.h"
 #include "config/environment.h"
 #include "config/load_config.h"
@@ -30,12 +32,22 @@ int main(int argc, char** argv) {
     std::cout << "ray-event-aggregator " << RAYAGG_VERSION << "\n";
     return 0;
   }
+  if (cli->probe_url) {
+    const ProbeResult probe = Probe(*cli->probe_url);
+    if (!probe.ok) std::cerr << "probe " << RedactUrl(*cli->probe_url) << ": " << probe.detail << "\n";
+    return probe.ok ? 0 : 1;
+  }
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(*cli, Environment::FromProcess());
   if (!loaded.ok()) {
     std::cerr << "invalid configuration: " << loaded.status().message() << "\n";
     return 2;
   }
-  auto logger = MakeLogger(loaded->config.log);
+  absl::StatusOr<std::shared_ptr<spdlog::logger>> made_logger = MakeLogger(loaded->config.log);
+  if (!made_logger.ok()) {
+    std::cerr << "invalid configuration: " << made_logger.status().message() << "\n";
+    return 2;
+  }
+  std::shared_ptr<spdlog::logger> logger = *made_logger;
   for (const std::string& warning : loaded->warnings) logger->warn("{}", warning);
   if (cli->check_config) {
     std::cout << "configuration is valid\n" << DescribeConfig(loaded->config) << "\n";

@@ -93,6 +93,10 @@ struct SinkConfig {
 // `log:`
 struct LogConfig {
   std::string level = "info";  // trace, debug, info, warn, error, critical, off
+  std::string format = "text";  // text (one line: time level message key=value...) | json
+  std::string file;             // empty: stderr; else appended to, rotated by size
+  uint64_t max_file_bytes = 100ull * 1024 * 1024;  // rotate when the file would exceed this
+  uint64_t max_files = 5;                          // rotated files kept besides the current one
 };
 
 // `shutdown:`
@@ -119,6 +123,16 @@ struct HttpIngestConfig {
   uint64_t max_body_bytes = 20ull * 1024 * 1024;  // encoded and decoded; 413 above
 };
 
+// `ops:` — the listener serving /metrics, /healthz and /readyz.
+struct OpsConfig {
+  bool enabled = false;
+  std::string address = "127.0.0.1";
+  uint16_t port = 9188;  // 0 lets the OS pick (see --ops-port-file)
+  // Added to every metric series, e.g. {RayClusterName: "${RAY_CLUSTER_NAME}"}.
+  // Values have ${VAR} already replaced from the environment when loaded.
+  std::vector<std::pair<std::string, std::string>> constant_labels;
+};
+
 struct Config {
   GrpcConfig grpc;
   BufferConfig buffer;
@@ -127,6 +141,7 @@ struct Config {
   ShutdownConfig shutdown;
   IngestAuthConfig ingest_auth;
   HttpIngestConfig http_ingest;
+  OpsConfig ops;
 };
 
 }  // namespace rayagg

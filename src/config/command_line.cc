@@ -29,6 +29,10 @@ absl::Status StoreHttpPort(CommandLine& cli, std::string_view value) {
   return ParsePort(value, cli.http_port);
 }
 
+absl::Status StoreOpsPort(CommandLine& cli, std::string_view value) {
+  return ParsePort(value, cli.ops_port);
+}
+
 // One row per flag. Exactly one of the three targets is set: a string
 // member (stored verbatim), a parser (checks and stores), or a switch.
 struct FlagSpec {
@@ -74,6 +78,18 @@ constexpr FlagSpec kFlags[] = {
      .value_name = "PATH",
      .help = "once serving, write the bound HTTP ingest port to PATH as plain decimal",
      .string_value = &CommandLine::http_port_file},
+    {.name = "ops-port",
+     .value_name = "N",
+     .help = "serve /metrics, /healthz, /readyz on port N, 0 = the OS picks (enables ops)",
+     .parse_value = &StoreOpsPort},
+    {.name = "ops-address",
+     .value_name = "ADDR",
+     .help = "address the ops listener binds (overrides ops.address)",
+     .string_value = &CommandLine::ops_address},
+    {.name = "ops-port-file",
+     .value_name = "PATH",
+     .help = "once serving, write the bound ops port to PATH as plain decimal",
+     .string_value = &CommandLine::ops_port_file},
     {.name = "check-config",
      .help = "load and validate the configuration, print a summary, and exit",
      .switch_value = &CommandLine::check_config},
@@ -99,6 +115,13 @@ std::string Synopsis(const FlagSpec& flag) {
 
 absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
   CommandLine cli;
+  if (!args.empty() && args[0] == "probe") {
+    if (args.size() != 2 || args[1].starts_with("--")) {
+      return absl::InvalidArgumentError("probe needs exactly one URL: probe http://HOST:PORT/PATH");
+    }
+    cli.probe_url = args[1];
+    return cli;
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     if (!arg.starts_with("--") || arg.size() == 2) {
@@ -145,7 +168,8 @@ std::string UsageText() {
   size_t width = 0;
   for (const FlagSpec& flag : kFlags) width = std::max(width, Synopsis(flag).size());
   std::string text =
-      "Usage: ray-event-aggregator [flags]\n\n"
+      "Usage: ray-event-aggregator [flags]\n"
+      "       ray-event-aggregator probe URL   (exit 0 iff GET URL answers 2xx within 5s)\n\n"
       "Receives Ray's events over gRPC and forwards them as JSON batches to the configured sinks.\n"
       "Settings come from built-in defaults < --config file < RAY_DASHBOARD_AGGREGATOR_AGENT_*\n"
       "environment variables < flags (see docs/CONFIG.md).\n\nFlags:\n";

@@ -80,6 +80,14 @@ std::string DescribeConfig(const Config& config) {
                                  config.http_ingest.path, " (max body ",
                                  FormatByteSize(config.http_ingest.max_body_bytes), ")"));
   }
+  lines.push_back(strings::Cat(
+      "log format ", config.log.format, " to ",
+      config.log.file.empty() ? std::string("stderr")
+                              : strings::Cat(config.log.file, " (rotated at ",
+                                             FormatByteSize(config.log.max_file_bytes), ", ",
+                                             config.log.max_files, " kept)"),
+      "; ops listener ",
+      config.ops.enabled ? HostPort(config.ops.address, config.ops.port) : std::string("off")));
   if (config.sinks.empty()) {
     lines.push_back("no sinks");
   } else {

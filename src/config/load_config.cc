@@ -65,7 +65,43 @@ absl::Status ApplyFlags(const CommandLine& cli, Config& config) {
     return absl::InvalidArgumentError(
         "--http-port-file: HTTP ingest is not enabled (set http_ingest.enabled or --http-port)");
   }
+  if (cli.ops_port.has_value()) {
+    config.ops.port = *cli.ops_port;
+    config.ops.enabled = true;
+  }
+  if (cli.ops_address.has_value()) config.ops.address = *cli.ops_address;
+  if (cli.ops_port_file.has_value() && !config.ops.enabled) {
+    return absl::InvalidArgumentError(
+        "--ops-port-file: the ops listener is not enabled (set ops.enabled or --ops-port)");
+  }
   return absl::OkStatus();
+}
+
+// Replaces each ${NAME} in constant label values with the variable's value
+// ("" when unset, with a warning). Anything else is kept as written.
+void ExpandLabelValues(const Environment& env, Config& config, std::vector<std::string>& warnings) {
+  for (auto& [name, value] : config.ops.constant_labels) {
+    std::string expanded;
+    size_t pos = 0;
+    while (pos < value.size()) {
+      const size_t start = value.find("${", pos);
+      const size_t end = start == std::string::npos ? start : value.find('}', start + 2);
+      if (end == std::string::npos) {
+        expanded.append(value, pos);
+        break;
+      }
+      expanded.append(value, pos, start - pos);
+      const std::string variable = value.substr(start + 2, end - start - 2);
+      if (std::optional<std::string> set = env.Get(variable); set.has_value()) {
+        expanded += *set;
+      } else {
+        warnings.push_back(strings::Cat("ops.constant_labels.", name, ": environment variable ",
+                                        variable, " is not set; using \"\""));
+      }
+      pos = end + 1;
+    }
+    value = std::move(expanded);
+  }
 }
 
 // Legal but probably not what the user wanted.
@@ -100,6 +136,7 @@ absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environmen
     return status;
   }
   if (absl::Status status = ApplyFlags(cli, loaded.config); !status.ok()) return status;
+  ExpandLabelValues(env, loaded.config, loaded.warnings);
 
   // The file was validated and the environment and flags only store checked
   // values, so this guards against a bug in those steps, not user input.

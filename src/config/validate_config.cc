@@ -111,6 +111,23 @@ bool IsLogLevel(std::string_view level) {
   return std::find(kLogLevels.begin(), kLogLevels.end(), level) != kLogLevels.end();
 }
 
+bool IsPrometheusLabelName(std::string_view name) {
+  if (name.empty() || name.starts_with("__")) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+bool IsReservedMetricLabel(std::string_view name) {
+  constexpr std::string_view kReserved[] = {"sink",    "reason",  "event_type", "outcome", "le",
+                                            "version", "result",  "consumer",   "Outcome",
+                                            "Component"};
+  return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
+}
+
 bool IsValidSinkName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -170,6 +187,28 @@ void ValidateConfig(const Config& config, Problems& problems) {
   if (!IsLogLevel(config.log.level)) {
     problems.Add("log.level", strings::Cat("must be one of ", strings::Join(kLogLevels, ", "),
                                            "; got \"", config.log.level, "\""));
+  }
+  if (std::find(kLogFormats.begin(), kLogFormats.end(), config.log.format) == kLogFormats.end()) {
+    problems.Add("log.format", strings::Cat("must be text or json; got \"", config.log.format, "\""));
+  }
+  if (config.log.max_file_bytes < kMinLogFileBytes) {
+    problems.Add("log.max_file_bytes", strings::Cat("must be >= ", FormatByteSize(kMinLogFileBytes)));
+  }
+  if (config.log.max_files < 1 || config.log.max_files > kMaxLogFiles) {
+    problems.Add("log.max_files", strings::Cat("must be from 1 to ", kMaxLogFiles));
+  }
+  if (config.ops.address.empty()) problems.Add("ops.address", "must not be empty");
+  std::map<std::string, bool, std::less<>> label_seen;
+  for (const auto& [name, value] : config.ops.constant_labels) {
+    const std::string path = strings::Cat("ops.constant_labels.", name);
+    if (!IsPrometheusLabelName(name)) {
+      problems.Add(path, "is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)");
+    } else if (IsReservedMetricLabel(name)) {
+      problems.Add(path, "is a label the metrics already use; choose another name");
+    } else if (label_seen[name]) {
+      problems.Add(path, "is given twice");
+    }
+    label_seen[name] = true;
   }
   if (config.shutdown.drain_timeout.count() < 0 || config.shutdown.drain_timeout > kMaxDuration) {
     problems.Add("shutdown.drain_timeout",

@@ -18,6 +18,9 @@ inline constexpr uint64_t kMinBufferBytes = 1024;
 // The dedup window costs ~24 bytes per id; 100M ids (~2.4GB) is a sane ceiling.
 inline constexpr uint64_t kMaxDedupWindowEvents = 100'000'000;
 inline constexpr uint64_t kMinGrpcMessageBytes = 1024;
+inline constexpr uint64_t kMinLogFileBytes = 1024;
+inline constexpr uint64_t kMaxLogFiles = 1000;
+inline constexpr std::array<std::string_view, 2> kLogFormats = {"text", "json"};
 // gRPC keeps message limits in an int.
 inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;
 // http_ingest.max_body_bytes: the body is held in memory whole (and decoded).
@@ -31,6 +34,11 @@ bool IsLogLevel(std::string_view level);
 
 // [A-Za-z0-9_.-]+ : sink names become metric label values and file names.
 bool IsValidSinkName(std::string_view name);
+
+// [a-zA-Z_][a-zA-Z0-9_]*, not starting with "__" (reserved by Prometheus).
+bool IsPrometheusLabelName(std::string_view name);
+// Labels /metrics sets itself; a constant label of that name would clash.
+bool IsReservedMetricLabel(std::string_view name);
 
 // Adds one problem per offending key path ("sinks[0].retry.max_backoff").
 void ValidateConfig(const Config& config, Problems& problems);

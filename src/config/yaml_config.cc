@@ -152,11 +152,56 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
 }
 
 void ReadLog(YamlReader& r, const Node& node, const Path& path, LogConfig& log) {
-  r.Map(node, path, {{"level", [&](const Node& v, const Path& p) {
-                        r.String(v, p, log.level);
-                        // "INFO" is as clear as "info"; store the spelling the logger knows.
-                        log.level = strings::ToLower(log.level);
-                      }}});
+  r.Map(node, path,
+        {{"level",
+          [&](const Node& v, const Path& p) {
+            r.String(v, p, log.level);
+            // "INFO" is as clear as "info"; store the spelling the logger knows.
+            log.level = strings::ToLower(log.level);
+          }},
+         {"format",
+          [&](const Node& v, const Path& p) {
+            r.String(v, p, log.format);
+            log.format = strings::ToLower(log.format);
+          }},
+         {"file", [&](const Node& v, const Path& p) { r.String(v, p, log.file); }},
+         {"max_file_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinLogFileBytes, kNoMax, log.max_file_bytes);
+          }},
+         {"max_files", [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, kMaxLogFiles, log.max_files);
+          }}});
+}
+
+// A map of label name -> value; values keep their ${VAR} until LoadConfig.
+void ReadConstantLabels(YamlReader& r, const Node& node, const Path& path,
+                        std::vector<std::pair<std::string, std::string>>& labels) {
+  if (node.IsNull()) return;
+  if (!node.IsMap()) {
+    r.Fail(node, path, strings::Cat("must be a map of label name to value, ", DescribeNode(node)));
+    return;
+  }
+  for (const auto& item : node) {
+    if (!item.first.IsScalar()) {
+      r.Fail(item.first, path, "label names must be strings");
+      continue;
+    }
+    const std::string name = item.first.Scalar();
+    std::string value;
+    r.String(item.second, ChildPath(path, name), value);
+    labels.emplace_back(name, std::move(value));
+  }
+}
+
+void ReadOps(YamlReader& r, const Node& node, const Path& path, OpsConfig& ops) {
+  r.Map(node, path,
+        {{"enabled", [&](const Node& v, const Path& p) { r.Bool(v, p, ops.enabled); }},
+         {"address", [&](const Node& v, const Path& p) { r.String(v, p, ops.address); }},
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, ops.port); }},
+         {"constant_labels", [&](const Node& v, const Path& p) {
+            ReadConstantLabels(r, v, p, ops.constant_labels);
+          }}});
 }
 
 void ReadShutdown(YamlReader& r, const Node& node, const Path& path, ShutdownConfig& shutdown) {
@@ -207,7 +252,8 @@ absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
            {"shutdown",
             [&](const Node& v, const Path& p) { ReadShutdown(r, v, p, config.shutdown); }},
            {"http_ingest",
-            [&](const Node& v, const Path& p) { ReadHttpIngest(r, v, p, config.http_ingest); }}});
+            [&](const Node& v, const Path& p) { ReadHttpIngest(r, v, p, config.http_ingest); }},
+           {"ops", [&](const Node& v, const Path& p) { ReadOps(r, v, p, config.ops); }}});
   } catch (const YAML::Exception& error) {
     // The reader checks node types before every access, so this is a bug in
     // it; still, no exception leaves this function.

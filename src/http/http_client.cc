@@ -62,17 +62,25 @@ asio::awaitable<HttpResult> HttpClient::Post(std::string body, HttpHeaders extra
   if (url_.scheme == "https" && !tls_) co_return HttpResult{asio::error::no_protocol_option, {}};
   auto request = BuildPostRequest(url_, std::move(body), extra_headers);
   if (!request.ok()) co_return HttpResult{asio::error::invalid_argument, {}};
+  co_return co_await Send(*std::move(request));
+}
 
+asio::awaitable<HttpResult> HttpClient::Get() {
+  if (in_flight_) co_return HttpResult{asio::error::already_started, {}};
+  co_return co_await Send(BuildGetRequest(url_));
+}
+
+asio::awaitable<HttpResult> HttpClient::Send(http::request<http::string_body> request) {
   // Plain assignments, not an RAII guard: if the io_context is destroyed with
   // this frame suspended, the frame may be destroyed after the client.
   in_flight_ = true;
   const auto deadline = Clock::now() + request_timeout_;
   const uint64_t close_generation = close_generation_;
   const bool reused = connected_;
-  Attempt attempt = co_await Exchange(*request, deadline, close_generation);
+  Attempt attempt = co_await Exchange(request, deadline, close_generation);
   if (attempt.result.error && reused && !attempt.response_started &&
       IsStaleConnectionError(attempt.result.error) && close_generation == close_generation_) {
-    attempt = co_await Exchange(*request, deadline, close_generation);
+    attempt = co_await Exchange(request, deadline, close_generation);
   }
   in_flight_ = false;
   co_return std::move(attempt.result);

@@ -70,6 +70,10 @@ class HttpClient {
   // when the server does not keep it alive.
   asio::awaitable<HttpResult> Post(std::string body, HttpHeaders extra_headers);
 
+  // One GET of the URL's target, with the same deadline, reuse and error
+  // rules as Post (probe mode).
+  asio::awaitable<HttpResult> Get();
+
   // Closes the connection. A Post in flight ends with operation_aborted (at
   // the latest when its name resolution or its deadline completes).
   void Close();
@@ -104,6 +108,8 @@ class HttpClient {
   // The TCP layer in use: stream_ for http, tls_stream_'s for https.
   beast::tcp_stream& Tcp() { return tls_stream_ ? tls_stream_->next_layer() : stream_; }
   void CloseSocket();
+  // Sends a prepared request: Post's and Get's shared body.
+  asio::awaitable<HttpResult> Send(http::request<http::string_body> request);
 
   asio::any_io_executor executor_;
   Url url_;

@@ -41,4 +41,12 @@ absl::StatusOr<http::request<http::string_body>> BuildPostRequest(
   return request;
 }
 
+http::request<http::string_body> BuildGetRequest(const Url& url) {
+  http::request<http::string_body> request{http::verb::get, url.target, 11};
+  request.set(http::field::host, url.host_header);
+  request.set(http::field::user_agent, ToBeast(kUserAgent));
+  request.set(http::field::accept, "*/*");
+  return request;
+}
+
 }  // namespace rayagg

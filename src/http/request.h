@@ -27,4 +27,7 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 absl::StatusOr<http::request<http::string_body>> BuildPostRequest(const Url& url, std::string body,
                                                                   const HttpHeaders& extra_headers);
 
+// GET url.target HTTP/1.1 with Host, User-Agent and Accept: */* (probe mode).
+http::request<http::string_body> BuildGetRequest(const Url& url);
+
 }  // namespace rayagg

@@ -59,8 +59,10 @@ grpc::Status GrpcIngestService::Handle(const grpc::ByteBuffer& request,
   if (!decoded.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     // The message names the defect, never event contents.
-    logger_.warn("rejected AddEvents request: {} bytes={}", std::string(decoded.status().message()),
-                 wire.size());
+    if (auto suppressed = reject_log_limiter_.Allow()) {
+      logger_.warn("rejected AddEvents request: {} bytes={} suppressed_warnings={}",
+                   std::string(decoded.status().message()), wire.size(), *suppressed);
+    }
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(decoded.status().message()));
   }
   counters_.received_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);

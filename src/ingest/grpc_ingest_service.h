@@ -11,6 +11,7 @@
 
 #include "common/bearer_token_checker.h"
 #include "ingest/ingest_counters.h"
+#include "ops/log_rate_limiter.h"
 #include "rayagg/event_appender.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 
@@ -42,6 +43,8 @@ class GrpcIngestService final
   IngestCounters& counters_;
   spdlog::logger& logger_;
   const BearerTokenChecker auth_;
+  // A sender stuck re-sending a bad request must not flood the log.
+  LogRateLimiter reject_log_limiter_{std::chrono::seconds(10)};
 };
 
 }  // namespace rayagg

@@ -13,11 +13,17 @@ asio::awaitable<DeliveryOutcome> HttpTransport::Deliver(std::string_view body) {
   if (!request.ok()) co_return DeliveryOutcome{false, std::string(request.status().message())};
   HttpResult result =
       co_await client_.Post(std::move(request->body), std::move(request->headers));
-  if (result.error) co_return DeliveryOutcome{false, result.error.message()};
-  if (result.response.status >= 200 && result.response.status < 300) {
-    co_return DeliveryOutcome{true, {}};
+  if (result.error) {
+    co_return DeliveryOutcome{false, result.error.message(),
+                              result.error == asio::error::timed_out ? FailureReason::kTimeout
+                                                                     : FailureReason::kConnection};
   }
-  co_return DeliveryOutcome{false, "status " + std::to_string(result.response.status)};
+  const unsigned status = result.response.status;
+  if (status >= 200 && status < 300) co_return DeliveryOutcome{true, {}};
+  const FailureReason reason = status >= 500   ? FailureReason::kHttp5xx
+                               : status >= 400 ? FailureReason::kHttp4xx
+                                               : FailureReason::kHttpOther;
+  co_return DeliveryOutcome{false, "status " + std::to_string(status), reason};
 }
 
 std::string HttpTransport::Describe() const {

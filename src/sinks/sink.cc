@@ -3,16 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <bit>
 
 namespace rayagg {
 namespace {
-
-// Log the 1st, 2nd, 4th, 8th ... consecutive failure: an outage is visible
-// at once without flooding the log while it lasts.
-bool ShouldLogFailure(uint64_t consecutive_failures) {
-  return std::has_single_bit(consecutive_failures);
-}
 
 int64_t UnixMillisNow() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -137,8 +130,12 @@ size_t Sink::EncodeBatch() {
       body_.resize(mark);
       if (count == 0) {
         drops_.Add(DropReason::kTooLarge, type, staged_.received_count(staged_next_));
-        logger_.warn("event dropped: larger than batch.max_bytes sink={} max_bytes={}",
-                     config_.name, config_.batch.max_bytes);
+        if (auto suppressed = drop_log_limiter_.Allow()) {
+          logger_.warn(
+              "event dropped: larger than batch.max_bytes sink={} max_bytes={} "
+              "suppressed_warnings={}",
+              config_.name, config_.batch.max_bytes, *suppressed);
+        }
         ++staged_next_;
         continue;
       }
@@ -182,6 +179,7 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
     }
     const auto started = Clock::now();
     DeliveryOutcome outcome = co_await transport_->Deliver(body_);
+    request_stats_.Record(Clock::now() - started, outcome);
     if (outcome.delivered) {
       counters_.sent_events.fetch_add(event_count, std::memory_order_relaxed);
       counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
@@ -197,20 +195,23 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
     const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
     if (config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries)) {
       DropBody(DropReason::kRetriesExhausted);
-      logger_.warn("batch dropped after {} retries sink={} events={} failure={}", retry,
-                   config_.name, event_count, outcome.failure);
+      if (auto suppressed = failure_log_limiter_.Allow()) {
+        logger_.warn("batch dropped after {} retries sink={} events={} failure={} "
+                     "suppressed_warnings={}",
+                     retry, config_.name, event_count, outcome.failure, *suppressed);
+      }
       co_return;
     }
     ++retry;
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
     const Duration delay = backoff_.Delay(retry, unit(random_));
-    if (ShouldLogFailure(failures)) {
+    if (auto suppressed = failure_log_limiter_.Allow()) {
       logger_.warn(
           "delivery failed, will retry sink={} failure={} consecutive_failures={} "
-          "attempt_ms={} retry_in_ms={}",
+          "attempt_ms={} retry_in_ms={} suppressed_warnings={}",
           config_.name, outcome.failure, failures,
           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count(),
-          delay.count());
+          delay.count(), *suppressed);
     }
     Clock::time_point wake_at = Clock::now() + delay;
     if (draining_) wake_at = std::min(wake_at, drain_deadline_);

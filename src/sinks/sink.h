@@ -25,7 +25,9 @@
 #include "rayagg/drop_counters.h"
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
+#include "ops/log_rate_limiter.h"
 #include "sinks/sink_counters.h"
+#include "sinks/sink_request_stats.h"
 
 namespace spdlog {
 class logger;
@@ -60,6 +62,7 @@ class Sink {
   const std::string& name() const { return config_.name; }
   const SinkCounters& counters() const { return counters_; }
   const DropCounters& drops() const { return drops_; }
+  const SinkRequestStats& request_stats() const { return request_stats_; }
 
  private:
   asio::awaitable<void> Run();
@@ -89,6 +92,10 @@ class Sink {
 
   SinkCounters counters_;
   DropCounters drops_;
+  SinkRequestStats request_stats_;
+  // Hot-path warnings: at most one line per interval, with a suppressed count.
+  LogRateLimiter failure_log_limiter_{std::chrono::seconds(10)};
+  LogRateLimiter drop_log_limiter_{std::chrono::seconds(10)};
   EventLog::CursorId cursor_;
 
   // Strand-confined state.

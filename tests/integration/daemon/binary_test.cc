@@ -457,5 +457,24 @@ TEST_F(BinaryTest, UnknownFlagExitsNonZeroNamingIt) {
   EXPECT_NE(ReadFile(stderr_path()).find("no-such-flag"), std::string::npos);
 }
 
+// `probe URL` exits 0 iff the URL answers 2xx, non-zero with a one-line error.
+TEST_F(BinaryTest, ProbeExitCodeFollowsTheStatus) {
+  server_.Enqueue(Respond{.status = 200});
+  server_.Enqueue(Respond{.status = 503});
+  {
+    auto run = Run({"probe", server_.Url("/healthz")});
+    const auto status = run->WaitForExit(kWaitTimeout);
+    EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+  }
+  {
+    auto run = Run({"probe", server_.Url("/readyz")});
+    const auto status = run->WaitForExit(kWaitTimeout);
+    EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
+    const std::string error = ReadFile(stderr_path());
+    EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << error;
+  }
+  EXPECT_EQ(server_.RequestCount(), 2u);
+}
+
 }  // namespace
 }  // namespace rayagg::test

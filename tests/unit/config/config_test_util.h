@@ -38,12 +38,16 @@ inline auto Fields(const RetryConfig& c) {
   return std::tie(initial_backoff, max_backoff, jitter_ratio, max_retries);
 }
 inline auto Fields(const LogConfig& c) {
-  const auto& [level] = c;
-  return std::tie(level);
+  const auto& [level, format, file, max_file_bytes, max_files] = c;
+  return std::tie(level, format, file, max_file_bytes, max_files);
 }
 inline auto Fields(const ShutdownConfig& c) {
   const auto& [drain_timeout] = c;
   return std::tie(drain_timeout);
+}
+inline auto Fields(const OpsConfig& c) {
+  const auto& [enabled, address, port, constant_labels] = c;
+  return std::tie(enabled, address, port, constant_labels);
 }
 
 inline auto Fields(const TlsConfig& c) {
@@ -77,11 +81,11 @@ inline bool Same(const SinkConfig& a, const SinkConfig& b) {
 
 // Everything except `sinks`, which the callers compare on their own.
 inline bool SameExceptSinks(const Config& a, const Config& b) {
-  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth, http_ingest] = a;
+  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth, http_ingest, ops] = a;
   (void)sinks;
   return Same(grpc, b.grpc) && Same(buffer, b.buffer) && Same(log, b.log) &&
          Same(shutdown, b.shutdown) && Same(ingest_auth, b.ingest_auth) &&
-         Same(http_ingest, b.http_ingest);
+         Same(http_ingest, b.http_ingest) && Same(ops, b.ops);
 }
 
 inline bool Same(const Config& a, const Config& b) {
