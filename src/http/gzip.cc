@@ -17,9 +17,9 @@ constexpr size_t kMaxChunk = std::numeric_limits<uInt>::max();
 
 }  // namespace
 
-absl::Status GzipCompress(std::string_view in, std::string& out) {
+absl::Status GzipCompress(std::string_view in, std::string& out, int level) {
   z_stream stream{};
-  if (deflateInit2(&stream, kGzipLevel, Z_DEFLATED, kGzipWindowBits, kMemLevel,
+  if (deflateInit2(&stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel,
                    Z_DEFAULT_STRATEGY) != Z_OK) {
     return absl::ResourceExhaustedError("zlib deflateInit2 failed");
   }

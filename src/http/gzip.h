@@ -16,6 +16,7 @@ inline constexpr int kGzipLevel = 1;
 
 // Replaces `out` with the gzip member holding `in`. Reuses `out`'s capacity.
 // Fails only if zlib does (out of memory); `out` is then unspecified.
-absl::Status GzipCompress(std::string_view in, std::string& out);
+// `level` (1..9) is for the benchmark comparing levels (bench/gzip_bench.cc).
+absl::Status GzipCompress(std::string_view in, std::string& out, int level = kGzipLevel);
 
 }  // namespace rayagg
