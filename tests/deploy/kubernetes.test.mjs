@@ -9,7 +9,7 @@ import * as apps from "kubernetes-models/apps/v1";
 import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import {
   yamlFilesUnder, loadDocuments, parseYaml, drainSeconds, bytes, memoryNeededBytes,
-  podContainers, envValue, namedPort, DEFAULTS,
+  podContainers, envValue, namedPort, DEFAULTS, readText,
 } from "./lib.mjs";
 
 const MODELS = { v1: core, "apps/v1": apps, "monitoring.coreos.com/v1": monitoring };
@@ -165,4 +165,15 @@ test("the PodMonitor selects KubeRay pods and relabels ray.io/cluster as ACK doe
   const relabel = monitor.spec.podMetricsEndpoints[0].relabelings;
   assert.ok(relabel.some((r) => r.sourceLabels?.includes("__meta_kubernetes_pod_label_ray_io_cluster")
     && r.targetLabel === "ray_io_cluster"));
+});
+
+test("alert rules and docs/OPERATIONS.md use only metrics docs/METRICS.md lists", () => {
+  const documented = new Set(readText("docs/METRICS.md").match(/\b(?:rayagg|ray_aggregator_agent)_[a-z_]+/g));
+  const rules = manifests.filter((m) => m.doc.kind === "PrometheusRule")
+    .flatMap((m) => m.doc.spec.groups.flatMap((g) => g.rules.map((r) => r.expr))).join("\n");
+  assert.ok(rules.length > 0, "no PrometheusRule");
+  const used = `${rules}\n${readText("docs/OPERATIONS.md")}`.match(/\b(?:rayagg|ray_aggregator_agent)_[a-z_]+/g);
+  const unknown = [...new Set(used)].filter((name) => !documented.has(name)
+    && !documented.has(name.replace(/_(bucket|sum|count)$/, "")));
+  assert.deepEqual(unknown, [], "not in docs/METRICS.md");
 });
