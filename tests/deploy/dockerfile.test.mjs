@@ -128,3 +128,14 @@ test("the final stage installs every shared library the daemon links", () => {
   const missing = [...new Set(owners(libraries))].filter((p) => !provided.has(p));
   assert.deepEqual(missing, [], `add to the final stage of docker/Dockerfile: ${missing}`);
 });
+
+test("the build stage installs what the build needs (scripts/lib/common.sh)", () => {
+  const common = readText("scripts/lib/common.sh");
+  const list = /RAYAGG_PACKAGES=\(([^)]*)\)/.exec(common)[1].replace(/#.*$/gm, "");
+  // Only the benchmarks (found QUIET) and the compiler cache are optional.
+  const optional = new Set(["ccache", "libbenchmark-dev"]);
+  const needed = list.split(/\s+/).filter((p) => p && !optional.has(p));
+  const installed = new Set(aptInstalled(stages[0]));
+  const missing = needed.filter((p) => !installed.has(p));
+  assert.deepEqual(missing, [], "add to the build stage of docker/Dockerfile");
+});
