@@ -177,3 +177,13 @@ test("alert rules and docs/OPERATIONS.md use only metrics docs/METRICS.md lists"
     && !documented.has(name.replace(/_(bucket|sum|count)$/, "")));
   assert.deepEqual(unknown, [], "not in docs/METRICS.md");
 });
+
+test("every alert rule is the expression docs/OPERATIONS.md gives", () => {
+  const docs = readText("docs/OPERATIONS.md").replace(/\s+/g, " ");
+  const rules = manifests.filter((m) => m.doc.kind === "PrometheusRule")
+    .flatMap((m) => m.doc.spec.groups.flatMap((g) => g.rules));
+  for (const rule of rules) {
+    const expr = rule.expr.replace(/\s+/g, " ").trim();
+    assert.ok(docs.includes(`\`${expr}\``), `${rule.alert}: \`${expr}\` not in docs/OPERATIONS.md`);
+  }
+});
