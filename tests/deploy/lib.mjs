@@ -78,6 +78,7 @@ export const DEFAULTS = {
   httpIngestMaxBody: "20MiB",
   opsPort: 9188,
   bufferMaxBytes: "256MiB",
+  bufferMaxEvents: 100000,
   batchMaxBytes: "10MiB",
 };
 
@@ -85,18 +86,21 @@ export function drainSeconds(config) {
   return durationSeconds(config?.shutdown?.drain_timeout ?? DEFAULTS.drainTimeout);
 }
 
-// The memory rule of docs/OPERATIONS.md (sizing): fixed overhead, buffered
-// bytes at the measured RSS factor, each sink's batch being encoded plus the
-// one in flight, and two HTTP ingest bodies being parsed.
+// The memory rule of docs/OPERATIONS.md (sizing): fixed overhead, the
+// buffered bytes B = min(max_bytes, max_events x 1 KiB) times a budget of 2
+// (1.2-1.35x measured at rest, more under overload), each sink's batch being
+// encoded plus the one in flight, and two HTTP ingest bodies being parsed.
 export const BASE_RSS_BYTES = 32 * 1024 ** 2;
-export const RSS_PER_BUFFERED_BYTE = 1.3;
+export const AVERAGE_EVENT_BYTES = 1024;
+export const RSS_PER_BUFFERED_BYTE = 2;
 export function memoryNeededBytes(config) {
-  const buffer = bytes(config?.buffer?.max_bytes ?? DEFAULTS.bufferMaxBytes);
+  const buffered = Math.min(bytes(config?.buffer?.max_bytes ?? DEFAULTS.bufferMaxBytes),
+    (config?.buffer?.max_events ?? DEFAULTS.bufferMaxEvents) * AVERAGE_EVENT_BYTES);
   const sinks = (config?.sinks ?? []).reduce(
     (sum, sink) => sum + 2 * bytes(sink?.batch?.max_bytes ?? DEFAULTS.batchMaxBytes), 0);
   const ingest = config?.http_ingest?.enabled
     ? 2 * bytes(config.http_ingest.max_body_bytes ?? DEFAULTS.httpIngestMaxBody) : 0;
-  return BASE_RSS_BYTES + RSS_PER_BUFFERED_BYTE * buffer + sinks + ingest;
+  return BASE_RSS_BYTES + RSS_PER_BUFFERED_BYTE * buffered + sinks + ingest;
 }
 
 // All containers of a pod spec, regular and init, with where they sit.
