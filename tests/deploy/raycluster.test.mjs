@@ -122,3 +122,13 @@ for (const { name, template } of groups) {
     assert.ok(sidecar.resources.requests.memory && sidecar.resources.requests.cpu);
   });
 }
+
+test("no Prometheus target label collides with a constant label of the sidecar", () => {
+  const monitor = loadDocuments("deploy/kubernetes/monitoring/podmonitor.yaml")[0];
+  const targets = monitor.spec.podMetricsEndpoints.flatMap((e) => e.relabelings ?? [])
+    .map((r) => r.targetLabel);
+  const map = configMaps.find((c) => c.metadata.name === "ray-event-aggregator-sidecar");
+  const labels = Object.keys(parseYaml(map.data["config.yaml"]).ops.constant_labels ?? {});
+  const clash = labels.filter((l) => targets.includes(l) || ["namespace", "pod", "instance", "job"].includes(l));
+  assert.deepEqual(clash, [], "these would be renamed exported_<name> by Prometheus");
+});
