@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   // A console sink whose reader went away must get EPIPE, not kill us.
   signal(SIGPIPE, SIG_IGN);
@@ -87,8 +88,31 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (cli->ops_port_file) {
+    if (absl::Status written = WritePortFile(*cli->ops_port_file, daemon.ops_port());
+        !written.ok()) {
+      logger->error("{}", std::string(written.message()));
+      daemon.Stop();
+      return 1;
+    }
+  }
   int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  while (true) {
+    sigwait(&stop_signals, &signal_number);
+    if (signal_number != SIGHUP) break;
+    // Reload: the same file, environment and flags. An invalid config is
+    // refused and the running one stays.
+    absl::StatusOr<LoadedConfig> reloaded = LoadConfig(*cli, Environment::FromProcess());
+    if (!reloaded.ok()) {
+      logger->error("SIGHUP: configuration refused, keeping the running one: {}",
+                    std::string(reloaded.status().message()));
+      continue;
+    }
+    ApplyLogLevel(*logger, reloaded->config.log.level);
+    logger->info("SIGHUP: configuration valid; applied log.level={} (other changes take effect "
+                 "on restart)",
+                 reloaded->config.log.level);
+  }
   logger->info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   daemon.Stop();
   return 0;

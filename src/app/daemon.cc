@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "app/metrics_page.h"
 #include "merge/ray_event_merger.h"
 #include "sinks/sink_factory.h"
 
@@ -67,11 +68,18 @@ absl::Status Daemon::Start() {
       return http;
     }
   }
+  if (config_.ops.enabled) {
+    if (absl::Status ops = StartOps(); !ops.ok()) {
+      Stop();
+      return ops;
+    }
+  }
+  ready_ = true;
   return absl::OkStatus();
 }
 
-absl::Status Daemon::StartHttpIngest() {
-  const HttpIngestConfig& http = config_.http_ingest;
+void Daemon::StartListenerThread() {
+  if (listener_thread_.joinable()) return;  // HTTP ingest and ops share it
   listener_work_.emplace(listener_io_.get_executor());
   listener_thread_ = std::jthread([this] {
     try {
@@ -82,6 +90,54 @@ absl::Status Daemon::StartHttpIngest() {
       std::abort();
     }
   });
+}
+
+absl::Status Daemon::StartOps() {
+  StartListenerThread();
+  ops_server_ = std::make_unique<HttpServer>(
+      listener_io_, HttpServerOptions{.address = config_.ops.address,
+                                      .port = config_.ops.port,
+                                      .max_body_bytes = 0,
+                                      .max_connections = 16,
+                                      .idle_timeout = std::chrono::seconds(30),
+                                      .read_timeout = std::chrono::seconds(5),
+                                      .write_timeout = std::chrono::seconds(10)});
+  ops_server_->AddRoute("/metrics", {http::verb::get}, [this](HttpRequest& request) {
+    return MakeHttpResponse(request, http::status::ok, RenderMetricsPage(),
+                            "text/plain; version=0.0.4; charset=utf-8");
+  });
+  ops_server_->AddRoute("/healthz", {http::verb::get}, [](HttpRequest& request) {
+    return MakeHttpResponse(request, http::status::ok, "ok\n");
+  });
+  ops_server_->AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
+    return ready_.load() ? MakeHttpResponse(request, http::status::ok, "ready\n")
+                         : MakeHttpResponse(request, http::status::service_unavailable,
+                                            "draining\n");
+  });
+  absl::StatusOr<uint16_t> port = ops_server_->Start();
+  if (!port.ok()) {
+    return absl::Status(port.status().code(), "ops: " + std::string(port.status().message()));
+  }
+  ops_port_ = *port;
+  logger_->info("serving ops address={}:{} paths=/metrics,/healthz,/readyz", config_.ops.address,
+                ops_port_);
+  return absl::OkStatus();
+}
+
+std::string Daemon::RenderMetricsPage() const {
+  return RenderMetrics(MetricsInput{.ingest = ingest_counters_,
+                                    .buffer = log_.GetSnapshot(),
+                                    .buffer_config = config_.buffer,
+                                    .sinks = sinks_,
+                                    .ready = ready_.load(),
+                                    .reloads_succeeded = 0,
+                                    .reloads_failed = 0,
+                                    .constant_labels = config_.ops.constant_labels});
+}
+
+absl::Status Daemon::StartHttpIngest() {
+  const HttpIngestConfig& http = config_.http_ingest;
+  StartListenerThread();
   http_ingest_ =
       std::make_unique<HttpIngestHandler>(log_, ingest_counters_, *logger_, http.max_body_bytes);
   http_server_ = std::make_unique<HttpServer>(
@@ -108,6 +164,7 @@ absl::Status Daemon::StartHttpIngest() {
 
 void Daemon::StopHttpListeners() {
   if (http_server_) http_server_->Stop();
+  if (ops_server_) ops_server_->Stop();
   listener_work_.reset();
   listener_io_.stop();
   if (listener_thread_.joinable()) listener_thread_.join();
@@ -128,7 +185,9 @@ void Daemon::RunIoThread() {
 void Daemon::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
-  StopHttpListeners();
+  // Readiness first: load balancers and probes see 503 for the whole drain.
+  ready_ = false;
+  if (http_server_) http_server_->Stop();  // stop accepting HTTP ingest
   if (grpc_server_) {
     // Reactions finish at once, so a short grace period is plenty. gRPC waits
     // out the whole period while any client keeps an idle channel open (Ray's
@@ -152,6 +211,7 @@ void Daemon::Stop() {
   work_guard_.reset();
   io_.stop();
   io_threads_.clear();  // joins
+  StopHttpListeners();  // the ops listener last
   uint64_t sent = 0, dropped = 0;
   for (const auto& sink : sinks_) {
     sent += sink->counters().sent_events.load();

@@ -11,6 +11,8 @@
 
 #include <memory>
 #include <optional>
+#include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,6 +45,12 @@ class Daemon {
   int grpc_port() const { return grpc_port_; }
   // The bound HTTP ingest port; 0 when http_ingest is disabled.
   int http_port() const { return http_port_; }
+  // The bound ops port (/metrics, /healthz, /readyz); 0 when ops is disabled.
+  int ops_port() const { return ops_port_; }
+  // True from a successful Start() until Stop() begins (what /readyz says).
+  bool ready() const { return ready_.load(); }
+  // The /metrics page (docs/METRICS.md). Thread-safe.
+  std::string RenderMetricsPage() const;
   const IngestCounters& ingest_counters() const { return ingest_counters_; }
   const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
   EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
@@ -51,6 +59,8 @@ class Daemon {
   void RunIoThread();
   absl::Status StartHttpIngest();
   void StopHttpListeners();
+  absl::Status StartOps();
+  void StartListenerThread();
 
   const Config config_;
   std::shared_ptr<spdlog::logger> logger_;
@@ -70,6 +80,9 @@ class Daemon {
   std::unique_ptr<HttpIngestHandler> http_ingest_;
   std::unique_ptr<HttpServer> http_server_;  // after listener_io_: destroyed before it
   int http_port_ = 0;
+  std::unique_ptr<HttpServer> ops_server_;  // stopped last: /readyz answers 503 while draining
+  int ops_port_ = 0;
+  std::atomic<bool> ready_{false};
   bool started_ = false;
   bool stopped_ = false;
 };

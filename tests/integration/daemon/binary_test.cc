@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
+#include "app/probe.h"
 #include "support/daemon_fixture.h"
 #include "support/json_compare.h"
 #include "support/sample_events.h"
@@ -474,6 +475,48 @@ TEST_F(BinaryTest, ProbeExitCodeFollowsTheStatus) {
     EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << error;
   }
   EXPECT_EQ(server_.RequestCount(), 2u);
+}
+
+// SIGTERM: /readyz answers 503 while the sinks drain, then the process exits 0.
+// SIGHUP with a broken config file: refused, the daemon keeps serving.
+TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
+  server_.SetDefaultBehavior(Hang{});  // the sink cannot deliver: the drain lasts drain_timeout
+  const std::string config = Config(SinkConfigYaml("    request_timeout: 10s\n",
+                                                   "shutdown:\n  drain_timeout: 3s\n"));
+  const std::string ops_port_path = dir_.File("ops-port");
+  auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
+                     "--ops-port", "0", "--ops-port-file", ops_port_path});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  const int ops_port = std::stoi(ReadFile(ops_port_path));
+  const std::string readyz = "http://127.0.0.1:" + std::to_string(ops_port) + "/readyz";
+  EXPECT_TRUE(Probe(readyz).ok);
+
+  auto stub = ClientFor(*port);
+  ASSERT_TRUE(AddEvents(*stub, [] {
+                AddEventsRequest request;
+                *request.mutable_events_data()->add_events() = TaskLifecycleEvent("t", 0);
+                return request;
+              }())
+                  .ok());
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+
+  WriteFile(config, "sinks: [{url: 12}]\n");  // invalid: refused on SIGHUP
+  daemon->Signal(SIGHUP);
+  EXPECT_TRUE(Probe(readyz).ok);
+  EXPECT_TRUE(daemon->Running());
+
+  daemon->Signal(SIGTERM);
+  // Draining: still running (the hung request holds the drain), not ready.
+  bool saw_draining = false;
+  const auto deadline = steady_clock::now() + milliseconds(2500);
+  while (!saw_draining && steady_clock::now() < deadline && daemon->Running()) {
+    const ProbeResult result = Probe(readyz, milliseconds(500));
+    saw_draining = !result.ok && result.detail == "status 503";
+  }
+  EXPECT_TRUE(saw_draining);
+  const auto status = daemon->WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
 
 }  // namespace
