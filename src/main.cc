@@ -108,8 +108,13 @@ int main(int argc, char** argv) {
                     std::string(reloaded.status().message()));
       continue;
     }
+    if (absl::Status applied = daemon.Reload(reloaded->config); !applied.ok()) {
+      logger->error("SIGHUP: configuration refused, keeping the running one: {}",
+                    std::string(applied.message()));
+      continue;
+    }
     ApplyLogLevel(*logger, reloaded->config.log.level);
-    logger->info("SIGHUP: configuration valid; applied log.level={} (other changes take effect "
+    logger->info("SIGHUP: reloaded sink settings and log.level={} (other sections take effect "
                  "on restart)",
                  reloaded->config.log.level);
   }

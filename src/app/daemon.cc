@@ -124,14 +124,44 @@ absl::Status Daemon::StartOps() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::Reload(const Config& config) {
+  auto refuse = [this](absl::Status status) {
+    reloads_failed_.fetch_add(1);
+    return status;
+  };
+  if (!started_ || stopped_) return refuse(absl::FailedPreconditionError("daemon is not running"));
+  if (config.sinks.size() != sinks_.size()) {
+    return refuse(absl::FailedPreconditionError(
+        "the new config adds or removes sinks; that needs a restart"));
+  }
+  // Build everything first: a sink whose new settings fail leaves all as they were.
+  std::vector<SinkParts> parts;
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    if (config.sinks[i].name != sinks_[i]->name()) {
+      return refuse(absl::FailedPreconditionError(
+          "sink names or their order changed (sinks[" + std::to_string(i) + "] is \"" +
+          config.sinks[i].name + "\", was \"" + sinks_[i]->name() + "\"); that needs a restart"));
+    }
+    absl::StatusOr<SinkParts> made = MakeSinkParts(sinks_[i]->executor(), config.sinks[i], *logger_);
+    if (!made.ok()) return refuse(made.status());
+    parts.push_back(*std::move(made));
+  }
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    sinks_[i]->Reconfigure(config.sinks[i], std::move(parts[i].transport),
+                           std::move(parts[i].encoder));
+  }
+  reloads_succeeded_.fetch_add(1);
+  return absl::OkStatus();
+}
+
 std::string Daemon::RenderMetricsPage() const {
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,
                                     .buffer = log_.GetSnapshot(),
                                     .buffer_config = config_.buffer,
                                     .sinks = sinks_,
                                     .ready = ready_.load(),
-                                    .reloads_succeeded = 0,
-                                    .reloads_failed = 0,
+                                    .reloads_succeeded = reloads_succeeded_.load(),
+                                    .reloads_failed = reloads_failed_.load(),
                                     .constant_labels = config_.ops.constant_labels});
 }
 

@@ -45,6 +45,13 @@ class Daemon {
   int grpc_port() const { return grpc_port_; }
   // The bound HTTP ingest port; 0 when http_ingest is disabled.
   int http_port() const { return http_port_; }
+  // SIGHUP: applies `config`'s sink settings to the running sinks, matched by
+  // name, without losing buffered events. Refused (nothing changes, the
+  // error says why) when sinks would be added or removed or a sink's new
+  // settings cannot be built. Only sinks are reloaded; other sections need a
+  // restart. Thread-safe with respect to the running daemon.
+  absl::Status Reload(const Config& config);
+
   // The bound ops port (/metrics, /healthz, /readyz); 0 when ops is disabled.
   int ops_port() const { return ops_port_; }
   // True from a successful Start() until Stop() begins (what /readyz says).
@@ -83,6 +90,8 @@ class Daemon {
   std::unique_ptr<HttpServer> ops_server_;  // stopped last: /readyz answers 503 while draining
   int ops_port_ = 0;
   std::atomic<bool> ready_{false};
+  std::atomic<uint64_t> reloads_succeeded_{0};
+  std::atomic<uint64_t> reloads_failed_{0};
   bool started_ = false;
   bool stopped_ = false;
 };

@@ -25,6 +25,12 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
   return cursors_.size() - 1;
 }
 
+void EventLog::SetCursorFilter(CursorId cursor_id, EventTypeFilter accepts) {
+  absl::MutexLock lock(&mutex_);
+  Cursor& cursor = *cursors_.at(cursor_id);
+  if (!cursor.removed) cursor.accepts = std::move(accepts);
+}
+
 void EventLog::RemoveCursor(CursorId cursor_id) {
   absl::MutexLock lock(&mutex_);
   Cursor& cursor = *cursors_.at(cursor_id);

@@ -96,6 +96,10 @@ class EventLog final : public EventAppender {
   // the number of events added to `out`. One thread at a time per cursor.
   size_t Read(CursorId cursor, size_t max_events, EventBatch& out);
 
+  // Changes which event types a cursor accepts from now on (SIGHUP reload);
+  // the cursor keeps its position.
+  void SetCursorFilter(CursorId cursor, EventTypeFilter accepts);
+
   // Whether the cursor has unread events it accepts.
   bool HasUnread(CursorId cursor) const;
 

@@ -19,6 +19,7 @@ Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
            std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
            spdlog::logger& logger)
     : executor_(std::move(executor)),
+      name_(config.name),
       config_(std::move(config)),
       log_(log),
       transport_(std::move(transport)),
@@ -41,6 +42,34 @@ void Sink::Start() {
     MarkFinished();
     if (error) std::rethrow_exception(error);
   });
+}
+
+void Sink::Reconfigure(SinkConfig config, std::unique_ptr<BatchTransport> transport,
+                       std::unique_ptr<EventJsonEncoder> encoder) {
+  // shared_ptr: asio handlers must be copyable, unique_ptrs are not.
+  auto settings = std::make_shared<PendingSettings>(
+      PendingSettings{std::move(config), std::move(transport), std::move(encoder)});
+  asio::post(executor_, [this, settings] {
+    pending_settings_ = std::move(*settings);
+    wake_timer_.cancel();
+    retry_timer_.cancel();
+  });
+}
+
+void Sink::ApplyPendingSettings() {
+  if (!pending_settings_) return;
+  PendingSettings settings = std::move(*pending_settings_);
+  pending_settings_.reset();
+  settings.config.name = name_;
+  config_ = std::move(settings.config);
+  transport_ = std::move(settings.transport);
+  encoder_ = std::move(settings.encoder);
+  backoff_ = Backoff(config_.retry);
+  log_.SetCursorFilter(cursor_, config_.event_types);
+  reconfigurations_.fetch_add(1);
+  logger_.info("sink reconfigured sink={} destination={} max_events={} flush_interval_ms={}",
+               name_, transport_->Describe(), config_.batch.max_events,
+               config_.batch.flush_interval.count());
 }
 
 void Sink::Drain(Clock::time_point deadline) {
@@ -82,7 +111,7 @@ bool Sink::DrainExpired() const { return draining_ && Clock::now() >= drain_dead
 asio::awaitable<void> Sink::WaitForEvents(Clock::time_point until) {
   // No suspension between this check and the wait below, and wake-ups run on
   // the same strand, so a notification cannot be lost in between.
-  if (draining_ || log_.HasUnread(cursor_)) co_return;
+  if (draining_ || pending_settings_ || log_.HasUnread(cursor_)) co_return;
   wake_timer_.expires_at(until);
   boost::system::error_code ignored;
   co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
@@ -177,6 +206,9 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
       DropBody(DropReason::kShutdown);
       co_return;
     }
+    // Between attempts no transport call is in flight: new settings apply
+    // here (the body keeps the encoding it was built with).
+    ApplyPendingSettings();
     const auto started = Clock::now();
     DeliveryOutcome outcome = co_await transport_->Deliver(body_);
     request_stats_.Record(Clock::now() - started, outcome);
@@ -223,6 +255,7 @@ asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
 
 asio::awaitable<void> Sink::Run() {
   while (true) {
+    ApplyPendingSettings();
     Refill();
     if (StagedCount() == 0) {
       if (draining_) break;

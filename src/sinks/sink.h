@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -59,7 +60,18 @@ class Sink {
   // Waits until the loop has finished after Drain(), or `timeout` passes.
   bool WaitFinished(std::chrono::milliseconds timeout);
 
-  const std::string& name() const { return config_.name; }
+  // Replaces the settings (URL and transport, headers, token file, TLS, event
+  // type filter, batching, retry, JSON keys) at the next point where no
+  // delivery attempt is in flight: the cursor keeps its position and staged
+  // events stay, so nothing buffered is lost. A backoff wait is cut short so
+  // a fixed URL is tried at once. The name must not change. Thread-safe.
+  void Reconfigure(SinkConfig config, std::unique_ptr<BatchTransport> transport,
+                   std::unique_ptr<EventJsonEncoder> encoder);
+  // Reconfigurations applied so far (tests wait on it).
+  uint64_t reconfigurations() const { return reconfigurations_.load(); }
+  const asio::any_io_executor& executor() const { return executor_; }
+
+  const std::string& name() const { return name_; }
   const SinkCounters& counters() const { return counters_; }
   const DropCounters& drops() const { return drops_; }
   const SinkRequestStats& request_stats() const { return request_stats_; }
@@ -80,14 +92,25 @@ class Sink {
   void OnEventsAvailable();
   bool DrainExpired() const;
   void MarkFinished();
+  // Swaps in settings from Reconfigure(); on the strand, between attempts.
+  void ApplyPendingSettings();
+
+  struct PendingSettings {
+    SinkConfig config;
+    std::unique_ptr<BatchTransport> transport;
+    std::unique_ptr<EventJsonEncoder> encoder;
+  };
+  std::optional<PendingSettings> pending_settings_;  // strand-confined
+  std::atomic<uint64_t> reconfigurations_{0};
 
   asio::any_io_executor executor_;
-  const SinkConfig config_;
+  const std::string name_;  // fixed for life: metrics read it from other threads
+  SinkConfig config_;       // strand-confined: replaced by ApplyPendingSettings()
   EventLog& log_;
   std::unique_ptr<BatchTransport> transport_;
   std::unique_ptr<EventJsonEncoder> encoder_;
   spdlog::logger& logger_;
-  const Backoff backoff_;
+  Backoff backoff_;
   std::mt19937_64 random_;
 
   SinkCounters counters_;

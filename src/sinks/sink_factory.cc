@@ -10,9 +10,8 @@
 
 namespace rayagg {
 
-absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
-                                               const SinkConfig& config, EventLog& log,
-                                               spdlog::logger& logger) {
+absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const SinkConfig& config,
+                                        spdlog::logger& logger) {
   // Config validation has already accepted the URL; this is the same parser.
   absl::StatusOr<SinkUrl> sink_url = ParseSinkUrl(config.url);
   if (!sink_url.ok()) {
@@ -51,8 +50,16 @@ absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
   }
   auto encoder = MakeFastJsonEncoder(
       JsonOptions{.preserve_proto_field_names = config.preserve_proto_field_names});
-  return std::make_unique<Sink>(std::move(executor), config, log, std::move(transport),
-                                std::move(encoder), logger);
+  return SinkParts{std::move(transport), std::move(encoder)};
+}
+
+absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
+                                               const SinkConfig& config, EventLog& log,
+                                               spdlog::logger& logger) {
+  absl::StatusOr<SinkParts> parts = MakeSinkParts(executor, config, logger);
+  if (!parts.ok()) return parts.status();
+  return std::make_unique<Sink>(std::move(executor), config, log, std::move(parts->transport),
+                                std::move(parts->encoder), logger);
 }
 
 }  // namespace rayagg

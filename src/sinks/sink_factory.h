@@ -9,6 +9,15 @@
 
 namespace rayagg {
 
+// What a sink's settings build: the transport for its URL and its encoder.
+// Also used to reconfigure a running sink (SIGHUP).
+struct SinkParts {
+  std::unique_ptr<BatchTransport> transport;
+  std::unique_ptr<EventJsonEncoder> encoder;
+};
+absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const SinkConfig& config,
+                                        spdlog::logger& logger);
+
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
                                                const SinkConfig& config, EventLog& log,
                                                spdlog::logger& logger);

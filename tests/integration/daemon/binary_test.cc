@@ -519,5 +519,34 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
 
+// SIGHUP with a valid file: the sink's new URL gets the events buffered while
+// the old one failed, and the process keeps running.
+TEST_F(BinaryTest, SighupMovesASinkToItsNewUrlKeepingBufferedEvents) {
+  server_.SetDefaultBehavior(Respond{.status = 503});
+  TestHttpServer fixed;
+  const std::string config = Config(SinkConfigYaml(""));
+  auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path()});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  auto stub = ClientFor(*port);
+  AddEventsRequest request;
+  for (const RayEvent& event : TaskLifecycleEvents(10, "hup")) {
+    *request.mutable_events_data()->add_events() = event;
+  }
+  ASSERT_TRUE(AddEvents(*stub, request).ok());
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+
+  std::string yaml = ReadFile(config);
+  yaml.replace(yaml.find(server_.Url("/ray/events")), server_.Url("/ray/events").size(),
+               fixed.Url("/moved"));
+  WriteFile(config, yaml);
+  daemon->Signal(SIGHUP);
+  EXPECT_TRUE(WaitForElements(fixed, 10));
+  EXPECT_TRUE(daemon->Running());
+  daemon->Signal(SIGTERM);
+  const auto status = daemon->WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+}
+
 }  // namespace
 }  // namespace rayagg::test
