@@ -21,6 +21,9 @@ std::string TypeLabel(int32_t event_type) { return EventTypeName(event_type); }
 void RenderIngest(PrometheusWriter& w, const IngestCounters& ingest) {
   w.Family("rayagg_ingest_requests_total", "counter", "AddEvents requests received.");
   w.Sample("rayagg_ingest_requests_total", {}, static_cast<double>(ingest.requests.load()));
+  w.Family("rayagg_ingest_http_requests_total", "counter", "Requests through HTTP JSON ingest.");
+  w.Sample("rayagg_ingest_http_requests_total", {},
+           static_cast<double>(ingest.http_requests.load()));
   w.Family("rayagg_ingest_requests_rejected_total", "counter",
            "Requests answered with an error, by reason.");
   w.Sample("rayagg_ingest_requests_rejected_total", {{"reason", "invalid_payload"}},
