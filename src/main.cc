@@ -72,6 +72,16 @@ int main(int argc, char** argv) {
     logger->error("cannot start: {}", std::string(started.message()));
     return 1;
   }
+  // The ops port file comes before the gRPC one, which tells Ray (and
+  // supervisors) that everything is serving.
+  if (cli->ops_port_file) {
+    if (absl::Status written = WritePortFile(*cli->ops_port_file, daemon.ops_port());
+        !written.ok()) {
+      logger->error("{}", std::string(written.message()));
+      daemon.Stop();
+      return 1;
+    }
+  }
   if (cli->port_file) {
     if (absl::Status written = WritePortFile(*cli->port_file, daemon.grpc_port());
         !written.ok()) {
@@ -82,14 +92,6 @@ int main(int argc, char** argv) {
   }
   if (cli->http_port_file) {
     if (absl::Status written = WritePortFile(*cli->http_port_file, daemon.http_port());
-        !written.ok()) {
-      logger->error("{}", std::string(written.message()));
-      daemon.Stop();
-      return 1;
-    }
-  }
-  if (cli->ops_port_file) {
-    if (absl::Status written = WritePortFile(*cli->ops_port_file, daemon.ops_port());
         !written.ok()) {
       logger->error("{}", std::string(written.message()));
       daemon.Stop();

@@ -481,7 +481,7 @@ TEST_F(BinaryTest, ProbeExitCodeFollowsTheStatus) {
 // SIGHUP with a broken config file: refused, the daemon keeps serving.
 TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   server_.SetDefaultBehavior(Hang{});  // the sink cannot deliver: the drain lasts drain_timeout
-  const std::string config = Config(SinkConfigYaml("    request_timeout: 10s\n",
+  const std::string config = Config(SinkConfigYaml("    request_timeout: 2s\n",
                                                    "shutdown:\n  drain_timeout: 3s\n"));
   const std::string ops_port_path = dir_.File("ops-port");
   auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
