@@ -19,7 +19,7 @@ double UnixSecondsNow() {
 std::string TypeLabel(int32_t event_type) { return EventTypeName(event_type); }
 
 void RenderIngest(PrometheusWriter& w, const IngestCounters& ingest) {
-  w.Family("rayagg_ingest_requests_total", "counter", "AddEvents requests received.");
+  w.Family("rayagg_ingest_requests_total", "counter", "Ingest requests received (gRPC and HTTP).");
   w.Sample("rayagg_ingest_requests_total", {}, static_cast<double>(ingest.requests.load()));
   w.Family("rayagg_ingest_http_requests_total", "counter", "Requests through HTTP JSON ingest.");
   w.Sample("rayagg_ingest_http_requests_total", {},
