@@ -45,13 +45,34 @@ struct BatchConfig {
   Duration flush_interval{100};              // PUBLISHER_MAX_BUFFER_SEND_INTERVAL_SECONDS
 };
 
-// `sinks[i].retry:` — Ray's publisher defaults: 10 ms doubling to 5 s, ±10 %, forever.
+// `sinks[i].retry:` — 10 ms doubling to 5 s (Ray's publisher), forever (docs/DELIVERY.md).
 struct RetryConfig {
   Duration initial_backoff{10};
   Duration max_backoff{5000};
-  double jitter_ratio = 0.1;
+  // Unset: full jitter (a delay drawn uniformly from 0 to the exponential
+  // step) under retry_policy default, Ray's ±10 % under ray_compat. Set
+  // (YAML or PUBLISHER_JITTER_RATIO): the step scaled by 1 ± this ratio.
+  std::optional<double> jitter_ratio;
   // Negative means retry without limit (Ray's PUBLISHER_MAX_RETRIES = -1).
   int64_t max_retries = -1;
+  // Give a batch up (counted, reason retries_exhausted) once this long has
+  // passed since its first attempt; 0 means no limit.
+  Duration max_elapsed{0};
+  // Longest Retry-After honoured; a longer one is cut to this.
+  Duration max_retry_after{60'000};
+};
+
+// `sinks[i].retry_policy:` — which answers count as success, retry or drop
+// (docs/DELIVERY.md).
+enum class RetryPolicy {
+  kDefault,    // 2xx ok; 408, 429, 5xx but 501, network errors retried; 413 split; rest dropped
+  kRayCompat,  // Ray's agent: status < 400 ok, everything else retried
+};
+
+// `sinks[i].when_full:` — what a full buffer does to this sink's unread events.
+enum class WhenFull {
+  kDropOldest,  // evict them (counted per sink as overflow); ingest never waits
+  kBlock,       // refuse new requests (gRPC UNAVAILABLE, HTTP 503) until it catches up
 };
 
 // `sinks[i].compression:` — how request bodies are encoded.
@@ -88,6 +109,13 @@ struct SinkConfig {
   std::string bearer_token_file;
   Compression compression = Compression::kNone;  // kGzip: "Content-Encoding: gzip"
   TlsConfig tls;
+  RetryPolicy retry_policy = RetryPolicy::kDefault;
+  // Batches delivered or waiting out a backoff at once; 1 keeps order.
+  uint32_t max_in_flight = 1;
+  // Cap on delivered events per second (a token bucket), so a backlog after
+  // an outage does not stampede the collector; 0 means no cap.
+  uint64_t max_events_per_second = 0;
+  WhenFull when_full = WhenFull::kDropOldest;
 };
 
 // `log:`

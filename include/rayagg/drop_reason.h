@@ -17,6 +17,8 @@ enum class DropReason {
   kBadElement,         // an HTTP-ingested JSON element that does not map to a RayEvent
                        // (unknown event type or enum name, wrong type, invalid base64);
                        // counted once by ingest, not per sink
+  kRejected,           // the endpoint refused the batch for good (3xx, 4xx but 408/413/429,
+                       // 501 under retry_policy default)
 };
 
 constexpr std::string_view DropReasonName(DropReason reason) {
@@ -28,6 +30,7 @@ constexpr std::string_view DropReasonName(DropReason reason) {
     case DropReason::kShutdown: return "shutdown";
     case DropReason::kDuplicate: return "duplicate";
     case DropReason::kBadElement: return "bad_element";
+    case DropReason::kRejected: return "rejected";
   }
   return "unknown";
 }

@@ -142,12 +142,15 @@ absl::Status Daemon::Reload(const Config& config) {
           "sink names or their order changed (sinks[" + std::to_string(i) + "] is \"" +
           config.sinks[i].name + "\", was \"" + sinks_[i]->name() + "\"); that needs a restart"));
     }
-    absl::StatusOr<SinkParts> made = MakeSinkParts(sinks_[i]->executor(), config.sinks[i], *logger_);
+    // The slot count is fixed for a sink's life: max_in_flight applies on restart.
+    SinkConfig sink_config = config.sinks[i];
+    sink_config.max_in_flight = static_cast<uint32_t>(sinks_[i]->slot_count());
+    absl::StatusOr<SinkParts> made = MakeSinkParts(sinks_[i]->executor(), sink_config, *logger_);
     if (!made.ok()) return refuse(made.status());
     parts.push_back(*std::move(made));
   }
   for (size_t i = 0; i < sinks_.size(); ++i) {
-    sinks_[i]->Reconfigure(config.sinks[i], std::move(parts[i].transport),
+    sinks_[i]->Reconfigure(config.sinks[i], std::move(parts[i].transports),
                            std::move(parts[i].encoder));
   }
   reloads_succeeded_.fetch_add(1);

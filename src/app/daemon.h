@@ -61,6 +61,7 @@ class Daemon {
   const IngestCounters& ingest_counters() const { return ingest_counters_; }
   const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
   EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
+  const EventLog& log() const { return log_; }
 
  private:
   void RunIoThread();

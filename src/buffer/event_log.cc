@@ -20,8 +20,12 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
   absl::MutexLock lock(&mutex_);
   const uint64_t tail = head_sequence_ + entries_.size();
   cursors_.push_back(std::make_unique<Cursor>(
-      Cursor{accepts, &drops, std::move(on_available), tail,
-             merger_factory_ ? merger_factory_() : nullptr}));
+      Cursor{.accepts = accepts,
+             .drops = &drops,
+             .on_available = std::move(on_available),
+             .next_sequence = tail,
+             .merger = merger_factory_ ? merger_factory_() : nullptr,
+             .sink_name = {}}));
   return cursors_.size() - 1;
 }
 
@@ -41,10 +45,71 @@ void EventLog::RemoveCursor(CursorId cursor_id) {
   ReleaseRead();
 }
 
+void EventLog::BlockWhenFull(CursorId cursor_id, std::string sink_name,
+                             std::atomic<uint64_t>& refusals) {
+  absl::MutexLock lock(&mutex_);
+  Cursor& cursor = *cursors_.at(cursor_id);
+  cursor.blocks = true;
+  cursor.sink_name = std::move(sink_name);
+  cursor.refusals = &refusals;
+  any_blocking_ = true;
+}
+
+uint64_t EventLog::EntryBytes(uint64_t sequence) const {
+  const Entry& entry = EntryAt(sequence);
+  uint64_t bytes = entry.size;
+  if (entry.event_count > 1) {
+    for (const std::string_view part : extra_parts_.at(sequence)) bytes += part.size();
+  }
+  return bytes;
+}
+
+const EventLog::Cursor* EventLog::BlockingCursorFor(uint64_t events, uint64_t bytes) const {
+  // How many head entries Append would evict to make room.
+  const uint64_t held = entries_.size();
+  const uint64_t over_events = held + events > limits_.max_events ? held + events - limits_.max_events
+                                                                  : 0;
+  const uint64_t over_bytes =
+      held_bytes_ + bytes > limits_.max_bytes ? held_bytes_ + bytes - limits_.max_bytes : 0;
+  uint64_t evicted = 0;
+  uint64_t freed = 0;
+  while (evicted < held && (evicted < over_events || freed < over_bytes)) {
+    freed += EntryBytes(head_sequence_ + evicted);
+    ++evicted;
+  }
+  if (evicted == 0) return nullptr;
+  for (const auto& cursor : cursors_) {
+    if (!cursor->blocks || cursor->removed) continue;
+    for (uint64_t sequence = std::max(cursor->next_sequence, head_sequence_);
+         sequence < head_sequence_ + evicted; ++sequence) {
+      if (cursor->accepts.Accepts(EntryAt(sequence).event_type)) return cursor.get();
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string> EventLog::FullBlockingSink() const {
+  absl::MutexLock lock(&mutex_);
+  if (!any_blocking_) return std::nullopt;
+  const Cursor* blocking = BlockingCursorFor(1, 1);
+  if (blocking == nullptr) return std::nullopt;
+  return blocking->sink_name;
+}
+
 absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
   std::vector<std::function<void()>> to_notify;
   {
     absl::MutexLock lock(&mutex_);
+    if (any_blocking_) {
+      uint64_t bytes = 0;
+      for (const IncomingEvent& event : events) bytes += event.bytes.size();
+      if (const Cursor* blocking = BlockingCursorFor(events.size(), bytes)) {
+        blocking->refusals->fetch_add(1, std::memory_order_relaxed);
+        return absl::UnavailableError(
+            "sink \"" + blocking->sink_name +
+            "\" is full (when_full: block): nothing was accepted, retry later");
+      }
+    }
     appended_events_ += events.size();
     std::vector<bool> notify(cursors_.size(), false);
     for (const IncomingEvent& event : events) {

@@ -19,8 +19,10 @@
 //   thread, and never holds up ingest.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <span>
@@ -88,7 +90,14 @@ class EventLog final : public EventAppender {
   // once; the owner must stop ingest before destroying what it captures.
   void RemoveCursor(CursorId cursor);
 
+  // Makes the cursor block rather than lose events (when_full: block): an
+  // Append that would evict an entry this cursor accepts and has not read
+  // inserts nothing and returns UNAVAILABLE naming `sink_name`, counting one
+  // in `refusals`. Both must outlive the log.
+  void BlockWhenFull(CursorId cursor, std::string sink_name, std::atomic<uint64_t>& refusals);
+
   absl::Status Append(std::span<const IncomingEvent> events) override;
+  std::optional<std::string> FullBlockingSink() const override;
 
   // Copies up to `max_events` unread events the cursor accepts into `out` and
   // moves the cursor past them (and past events it does not accept).
@@ -127,6 +136,10 @@ class EventLog final : public EventAppender {
     // Used only by Read, by the cursor's reader, outside the lock.
     std::unique_ptr<EventMerger> merger;
     bool removed = false;
+    // Set by BlockWhenFull.
+    bool blocks = false;
+    std::string sink_name;
+    std::atomic<uint64_t>* refusals = nullptr;
   };
 
   // Links `event` to the newest entry of its entity if that entry is still
@@ -135,6 +148,12 @@ class EventLog final : public EventAppender {
   bool TryCoalesce(const IncomingEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool UnreadByAll(uint64_t sequence, int32_t event_type) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The blocking cursor that taking `events` more entries of `bytes` more
+  // bytes would make lose an unread entry (evictions are simulated from the
+  // head), or null. Conservative: dedup and coalescing may need less room.
+  const Cursor* BlockingCursorFor(uint64_t events, uint64_t bytes) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  uint64_t EntryBytes(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Pops the head entry (bookkeeping shared by eviction and release).
   void PopFront() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void EvictOldest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -167,6 +186,7 @@ class EventLog final : public EventAppender {
   uint64_t coalesced_events_ ABSL_GUARDED_BY(mutex_) = 0;
   // unique_ptr keeps each Cursor's address stable for callbacks.
   std::vector<std::unique_ptr<Cursor>> cursors_ ABSL_GUARDED_BY(mutex_);
+  bool any_blocking_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace rayagg

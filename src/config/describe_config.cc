@@ -58,7 +58,15 @@ void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
   lines.push_back(strings::Cat("    request timeout ", FormatDuration(sink.request_timeout),
                                "; retry ", retries, ", backoff ",
                                FormatDuration(retry.initial_backoff), " doubling to ",
-                               FormatDuration(retry.max_backoff), ", jitter ", retry.jitter_ratio));
+                               FormatDuration(retry.max_backoff), ", ",
+                               retry.jitter_ratio.has_value()
+                                   ? strings::Cat("jitter ", *retry.jitter_ratio)
+                                   : std::string(sink.retry_policy == RetryPolicy::kRayCompat
+                                                     ? "jitter 0.1"
+                                                     : "full jitter"),
+                               sink.retry_policy == RetryPolicy::kRayCompat ? "; ray_compat" : "",
+                               sink.when_full == WhenFull::kBlock ? "; blocks ingest when full"
+                                                                  : ""));
   if (std::string http = DescribeHttpOptions(sink); !http.empty()) {
     lines.push_back(strings::Cat("    ", http));
   }

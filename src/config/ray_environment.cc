@@ -182,7 +182,9 @@ void ApplySinkVariables(RayEnvReader& reader, SinkConfig& sink) {
   ApplyBackoff(reader, sink.retry);
   if (auto variable = reader.Get(ray_env::kJitterRatio)) {
     std::optional<double> ratio = ParseRayEnvFloat(variable->value);
-    const std::string kept = strings::Cat(sink.retry.jitter_ratio);
+    const std::string kept = sink.retry.jitter_ratio.has_value()
+                                 ? strings::Cat(*sink.retry.jitter_ratio)
+                                 : std::string("full jitter");
     if (!ratio.has_value()) {
       reader.Ignored(*variable, "not a number (Ray ignores it too)", kept);
     } else if (!(*ratio >= 0.0 && *ratio <= 1.0)) {

@@ -97,12 +97,23 @@ void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& pro
                      FormatDuration(retry.initial_backoff), ") and at most ",
                      FormatDuration(kMaxDuration), "; got ", FormatDuration(retry.max_backoff)));
   }
-  if (!(retry.jitter_ratio >= 0.0 && retry.jitter_ratio <= 1.0)) {
+  if (retry.jitter_ratio.has_value() && !(*retry.jitter_ratio >= 0.0 && *retry.jitter_ratio <= 1.0)) {
     problems.Add(path + ".retry.jitter_ratio",
-                 strings::Cat("must be from 0 to 1; got ", retry.jitter_ratio));
+                 strings::Cat("must be from 0 to 1; got ", *retry.jitter_ratio));
   }
   if (retry.max_retries < -1)
     problems.Add(path + ".retry.max_retries", "must be >= -1 (-1 retries forever)");
+  if (retry.max_elapsed.count() < 0 || retry.max_elapsed > kMaxDuration) {
+    problems.Add(path + ".retry.max_elapsed",
+                 strings::Cat("must be from 0ms (no limit) to ", FormatDuration(kMaxDuration)));
+  }
+  if (retry.max_retry_after.count() < 0 || retry.max_retry_after > kMaxDuration) {
+    problems.Add(path + ".retry.max_retry_after",
+                 strings::Cat("must be from 0ms to ", FormatDuration(kMaxDuration)));
+  }
+  if (sink.max_in_flight < 1 || sink.max_in_flight > kMaxInFlight) {
+    problems.Add(path + ".max_in_flight", strings::Cat("must be from 1 to ", kMaxInFlight));
+  }
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ inline constexpr uint64_t kMinBatchBytes = 1024;
 inline constexpr uint64_t kMinBufferBytes = 1024;
 // The dedup window costs ~24 bytes per id; 100M ids (~2.4GB) is a sane ceiling.
 inline constexpr uint64_t kMaxDedupWindowEvents = 100'000'000;
+// sinks[i].max_in_flight: each slot is a connection and a batch in memory.
+inline constexpr uint64_t kMaxInFlight = 64;
 inline constexpr uint64_t kMinGrpcMessageBytes = 1024;
 inline constexpr uint64_t kMinLogFileBytes = 1024;
 inline constexpr uint64_t kMaxLogFiles = 1000;

@@ -68,8 +68,16 @@ void ReadRetry(YamlReader& r, const Node& node, const Path& path, RetryConfig& r
        {"max_backoff",
         [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), retry.max_backoff); }},
        {"jitter_ratio",
-        [&](const Node& v, const Path& p) { r.Double(v, p, 0.0, 1.0, retry.jitter_ratio); }},
-       {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }}});
+        [&](const Node& v, const Path& p) {
+          double ratio = 0;
+          if (r.Double(v, p, 0.0, 1.0, ratio)) retry.jitter_ratio = ratio;
+        }},
+       {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }},
+       {"max_elapsed",
+        [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(0), retry.max_elapsed); }},
+       {"max_retry_after", [&](const Node& v, const Path& p) {
+          r.Duration(v, p, Duration(0), retry.max_retry_after);
+        }}});
 }
 
 // `headers:` — a map of header name to value, kept in file order. Values
@@ -117,6 +125,29 @@ void ReadTls(YamlReader& r, const Node& node, const Path& path, TlsConfig& tls) 
           [&](const Node& v, const Path& p) { r.Bool(v, p, tls.insecure_skip_verify); }}});
 }
 
+// One of `names` (exact, lower case), stored as the matching value.
+template <typename Enum, size_t N>
+void ReadEnum(YamlReader& r, const Node& node, const Path& path,
+              const std::pair<std::string_view, Enum> (&names)[N], Enum& out) {
+  std::string text;
+  if (!r.String(node, path, text)) return;
+  std::vector<std::string_view> known;
+  for (const auto& [name, value] : names) {
+    if (text == name) {
+      out = value;
+      return;
+    }
+    known.push_back(name);
+  }
+  r.Fail(node, path, strings::Cat("must be one of ", strings::Join(known, ", "), "; got \"", text,
+                                  "\""));
+}
+
+constexpr std::pair<std::string_view, RetryPolicy> kRetryPolicies[] = {
+    {"default", RetryPolicy::kDefault}, {"ray_compat", RetryPolicy::kRayCompat}};
+constexpr std::pair<std::string_view, WhenFull> kWhenFull[] = {
+    {"drop_oldest", WhenFull::kDropOldest}, {"block", WhenFull::kBlock}};
+
 void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, SinkConfig& sink) {
   sink.name = strings::Cat("sink-", index);
   if (!node.IsMap()) {
@@ -139,7 +170,19 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
         [&](const Node& v, const Path& p) { r.String(v, p, sink.bearer_token_file); }},
        {"compression",
         [&](const Node& v, const Path& p) { ReadCompression(r, v, p, sink.compression); }},
-       {"tls", [&](const Node& v, const Path& p) { ReadTls(r, v, p, sink.tls); }}});
+       {"tls", [&](const Node& v, const Path& p) { ReadTls(r, v, p, sink.tls); }},
+       {"retry_policy",
+        [&](const Node& v, const Path& p) { ReadEnum(r, v, p, kRetryPolicies, sink.retry_policy); }},
+       {"max_in_flight",
+        [&](const Node& v, const Path& p) {
+          uint64_t value = sink.max_in_flight;
+          r.Uint(v, p, 1, kMaxInFlight, value);
+          sink.max_in_flight = static_cast<uint32_t>(value);
+        }},
+       {"max_events_per_second",
+        [&](const Node& v, const Path& p) { r.Uint(v, p, 0, kNoMax, sink.max_events_per_second); }},
+       {"when_full",
+        [&](const Node& v, const Path& p) { ReadEnum(r, v, p, kWhenFull, sink.when_full); }}});
   if (sink.url.empty()) {
     r.Fail(node, ChildPath(path, "url"),
            "is required, e.g. http://collector:8080/events or file:///dev/stdout");

@@ -149,17 +149,18 @@ void YamlReader::Int(const YAML::Node& node, const std::string& path, int64_t mi
   out = value;
 }
 
-void YamlReader::Double(const YAML::Node& node, const std::string& path, double min, double max,
+bool YamlReader::Double(const YAML::Node& node, const std::string& path, double min, double max,
                         double& out) {
   const std::string expected = strings::Cat("a number from ", min, " to ", max);
   const std::string* text = Scalar(node, path, expected);
-  if (text == nullptr) return;
+  if (text == nullptr) return false;
   double value = 0;
   if (!ParseWhole(*text, value) || !std::isfinite(value) || value < min || value > max) {
     Fail(node, path, strings::Cat("must be ", expected, ", ", DescribeNode(node)));
-    return;
+    return false;
   }
   out = value;
+  return true;
 }
 
 void YamlReader::Bool(const YAML::Node& node, const std::string& path, bool& out) {
@@ -176,9 +177,10 @@ void YamlReader::Bool(const YAML::Node& node, const std::string& path, bool& out
   }
 }
 
-void YamlReader::String(const YAML::Node& node, const std::string& path, std::string& out) {
+bool YamlReader::String(const YAML::Node& node, const std::string& path, std::string& out) {
   const std::string* text = Scalar(node, path, "a string");
   if (text != nullptr) out = *text;
+  return text != nullptr;
 }
 
 void YamlReader::Duration(const YAML::Node& node, const std::string& path, rayagg::Duration min,

@@ -43,9 +43,10 @@ class YamlReader {
             uint64_t& out);
   void Port(const YAML::Node& node, const std::string& path, uint16_t& out);
   void Int(const YAML::Node& node, const std::string& path, int64_t min, int64_t& out);
-  void Double(const YAML::Node& node, const std::string& path, double min, double max, double& out);
+  // Double and String return whether they stored a value.
+  bool Double(const YAML::Node& node, const std::string& path, double min, double max, double& out);
   void Bool(const YAML::Node& node, const std::string& path, bool& out);
-  void String(const YAML::Node& node, const std::string& path, std::string& out);
+  bool String(const YAML::Node& node, const std::string& path, std::string& out);
   // Strings with a unit ("100ms"); at least `min`.
   void Duration(const YAML::Node& node, const std::string& path, rayagg::Duration min,
                 rayagg::Duration& out);

@@ -1,9 +1,11 @@
-// Exponential backoff with Ray's publisher semantics: the n-th retry waits
-// initial * 2^(n-1), capped at max, then scaled by a uniform factor in
-// [1 - jitter, 1 + jitter]. Pure: the random draw is passed in.
+// Exponential backoff. The n-th retry's step is initial * 2^(n-1), capped at
+// max. Full jitter (the default) waits a uniform draw from [0, step]; Ray's
+// rule (ray_compat, or an explicit jitter_ratio) waits step * (1 ± ratio).
+// Pure: the random draw is passed in.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "rayagg/config.h"
 
@@ -11,7 +13,10 @@ namespace rayagg {
 
 class Backoff {
  public:
-  explicit Backoff(const RetryConfig& config);
+  // Ray's PUBLISHER_JITTER_RATIO default, used by ray_compat when no ratio is set.
+  static constexpr double kRayJitterRatio = 0.1;
+
+  Backoff(const RetryConfig& config, RetryPolicy policy);
 
   // `retry` is 1 for the first retry. `unit_random` is uniform in [0, 1).
   Duration Delay(uint64_t retry, double unit_random) const;
@@ -19,7 +24,8 @@ class Backoff {
  private:
   Duration initial_;
   Duration max_;
-  double jitter_ratio_;
+  // nullopt: full jitter.
+  std::optional<double> jitter_ratio_;
 };
 
 }  // namespace rayagg

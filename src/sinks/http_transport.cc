@@ -14,16 +14,15 @@ asio::awaitable<DeliveryOutcome> HttpTransport::Deliver(std::string_view body) {
   HttpResult result =
       co_await client_.Post(std::move(request->body), std::move(request->headers));
   if (result.error) {
-    co_return DeliveryOutcome{false, result.error.message(),
-                              result.error == asio::error::timed_out ? FailureReason::kTimeout
-                                                                     : FailureReason::kConnection};
+    co_return DeliveryOutcome{.failure = result.error.message(),
+                              .reason = result.error == asio::error::timed_out
+                                            ? FailureReason::kTimeout
+                                            : FailureReason::kConnection};
   }
-  const unsigned status = result.response.status;
-  if (status >= 200 && status < 300) co_return DeliveryOutcome{true, {}};
-  const FailureReason reason = status >= 500   ? FailureReason::kHttp5xx
-                               : status >= 400 ? FailureReason::kHttp4xx
-                                               : FailureReason::kHttpOther;
-  co_return DeliveryOutcome{false, "status " + std::to_string(status), reason};
+  // The sink's retry policy classifies the status (redirects are not followed).
+  co_return DeliveryOutcome{.failure = "status " + std::to_string(result.response.status),
+                            .status = result.response.status,
+                            .retry_after = std::move(result.response.retry_after)};
 }
 
 std::string HttpTransport::Describe() const {

@@ -1,7 +1,7 @@
 // http:// sinks: POST the JSON array to the configured URL verbatim over a
 // keep-alive connection, with the sink's headers, token and compression
-// (RequestPreparer). Success is a 2xx status; everything else (other
-// statuses, transport errors, timeouts) is a failed attempt the sink retries.
+// (RequestPreparer), and report the status (or the transport error) to the
+// sink, whose retry policy classifies it.
 #pragma once
 
 #include <chrono>

@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "sinks/delivery_policy.h"
 
 namespace rayagg {
 namespace {
@@ -16,43 +19,77 @@ int64_t UnixMillisNow() {
 }  // namespace
 
 Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
-           std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
-           spdlog::logger& logger)
+           std::vector<std::unique_ptr<BatchTransport>> transports,
+           std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger)
     : executor_(std::move(executor)),
       name_(config.name),
       config_(std::move(config)),
       log_(log),
-      transport_(std::move(transport)),
       encoder_(std::move(encoder)),
       logger_(logger),
-      backoff_(config_.retry),
+      backoff_(config_.retry, config_.retry_policy),
       random_(std::random_device{}()),
+      // A burst of one second's worth (at least one batch) after an idle spell.
+      rate_limiter_(config_.max_events_per_second,
+                    std::max<uint64_t>(config_.max_events_per_second, config_.batch.max_events)),
       wake_timer_(executor_),
-      retry_timer_(executor_) {
+      slot_timer_(executor_) {
+  const size_t slots = std::min<size_t>(std::max<uint32_t>(config_.max_in_flight, 1),
+                                        transports.size());
+  for (size_t i = 0; i < slots; ++i) {
+    slots_.push_back(std::make_unique<Slot>(Slot{std::move(transports[i]),
+                                                 asio::steady_timer(executor_)}));
+  }
+  if (slots_.empty()) throw std::invalid_argument("Sink needs at least one transport");
+  slot_count_ = slots_.size();
   cursor_ = log_.AddCursor(config_.event_types, drops_, [this] { OnEventsAvailable(); });
+  if (config_.when_full == WhenFull::kBlock) {
+    log_.BlockWhenFull(cursor_, config_.name, counters_.refused_requests);
+  }
 }
+
+namespace {
+std::vector<std::unique_ptr<BatchTransport>> OneTransport(
+    std::unique_ptr<BatchTransport> transport) {
+  std::vector<std::unique_ptr<BatchTransport>> transports;
+  transports.push_back(std::move(transport));
+  return transports;
+}
+}  // namespace
+
+Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+           std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
+           spdlog::logger& logger)
+    : Sink(std::move(executor), std::move(config), log, OneTransport(std::move(transport)),
+           std::move(encoder), logger) {}
 
 Sink::~Sink() { log_.RemoveCursor(cursor_); }
 
 void Sink::Start() {
-  logger_.info("sink started sink={} destination={} max_events={} flush_interval_ms={}",
-               config_.name, transport_->Describe(), config_.batch.max_events,
-               config_.batch.flush_interval.count());
+  logger_.info(
+      "sink started sink={} destination={} max_events={} flush_interval_ms={} max_in_flight={}",
+      config_.name, slots_.front()->transport->Describe(), config_.batch.max_events,
+      config_.batch.flush_interval.count(), slots_.size());
   asio::co_spawn(executor_, Run(), [this](std::exception_ptr error) {
     MarkFinished();
     if (error) std::rethrow_exception(error);
   });
 }
 
-void Sink::Reconfigure(SinkConfig config, std::unique_ptr<BatchTransport> transport,
+void Sink::Reconfigure(SinkConfig config, std::vector<std::unique_ptr<BatchTransport>> transports,
                        std::unique_ptr<EventJsonEncoder> encoder) {
   // shared_ptr: asio handlers must be copyable, unique_ptrs are not.
   auto settings = std::make_shared<PendingSettings>(
-      PendingSettings{std::move(config), std::move(transport), std::move(encoder)});
+      PendingSettings{std::move(config), std::move(transports), std::move(encoder)});
   asio::post(executor_, [this, settings] {
     pending_settings_ = std::move(*settings);
+    // Each slot takes its new transport before its next attempt; a backoff
+    // wait is cut short so that attempt goes to the new settings at once.
+    for (size_t i = 0; i < slots_.size() && i < pending_settings_->transports.size(); ++i) {
+      slots_[i]->next_transport = std::move(pending_settings_->transports[i]);
+      slots_[i]->timer.cancel();
+    }
     wake_timer_.cancel();
-    retry_timer_.cancel();
   });
 }
 
@@ -61,15 +98,15 @@ void Sink::ApplyPendingSettings() {
   PendingSettings settings = std::move(*pending_settings_);
   pending_settings_.reset();
   settings.config.name = name_;
+  settings.config.max_in_flight = config_.max_in_flight;
+  settings.config.when_full = config_.when_full;
   config_ = std::move(settings.config);
-  transport_ = std::move(settings.transport);
   encoder_ = std::move(settings.encoder);
-  backoff_ = Backoff(config_.retry);
+  backoff_ = Backoff(config_.retry, config_.retry_policy);
   log_.SetCursorFilter(cursor_, config_.event_types);
   reconfigurations_.fetch_add(1);
-  logger_.info("sink reconfigured sink={} destination={} max_events={} flush_interval_ms={}",
-               name_, transport_->Describe(), config_.batch.max_events,
-               config_.batch.flush_interval.count());
+  logger_.info("sink reconfigured sink={} max_events={} flush_interval_ms={}", name_,
+               config_.batch.max_events, config_.batch.flush_interval.count());
 }
 
 void Sink::Drain(Clock::time_point deadline) {
@@ -77,9 +114,9 @@ void Sink::Drain(Clock::time_point deadline) {
     draining_ = true;
     drain_deadline_ = deadline;
     wake_timer_.cancel();
-    // A backoff wait is cut short so the next attempt (or the give-up) happens
-    // before the deadline; DeliverWithRetry caps later waits at the deadline.
-    retry_timer_.cancel();
+    // Backoff and rate waits are cut short so the next attempt (or the
+    // give-up) happens before the deadline; SleepUntil caps later waits at it.
+    for (const auto& slot : slots_) slot->timer.cancel();
   });
 }
 
@@ -117,6 +154,34 @@ asio::awaitable<void> Sink::WaitForEvents(Clock::time_point until) {
   co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
+asio::awaitable<Sink::Slot*> Sink::AcquireSlot() {
+  while (true) {
+    for (const auto& slot : slots_) {
+      if (!slot->busy) co_return slot.get();
+    }
+    // A finishing delivery cancels the timer, on this strand: no lost wake-up.
+    slot_timer_.expires_at(Clock::time_point::max());
+    boost::system::error_code ignored;
+    co_await slot_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+}
+
+asio::awaitable<void> Sink::WaitAllDelivered() {
+  while (busy_slots_ > 0) {
+    slot_timer_.expires_at(Clock::time_point::max());
+    boost::system::error_code ignored;
+    co_await slot_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+}
+
+asio::awaitable<void> Sink::SleepUntil(Slot& slot, Clock::time_point until) {
+  if (draining_) until = std::min(until, drain_deadline_);
+  if (until <= Clock::now()) co_return;
+  slot.timer.expires_at(until);
+  boost::system::error_code ignored;
+  co_await slot.timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
 void Sink::Refill() {
   if (staged_next_ > 0 && staged_next_ < staged_.size()) {
     // Events left over after a body hit batch.max_bytes: keep them in front.
@@ -135,30 +200,31 @@ void Sink::Refill() {
   if (want > 0) log_.Read(cursor_, want, staged_);
 }
 
-size_t Sink::EncodeBatch() {
-  body_.clear();
-  body_events_.clear();
+Sink::OutgoingBatch Sink::EncodeBatch() {
+  OutgoingBatch batch;
+  std::string& body = batch.body;
   full_by_bytes_ = false;
-  body_.reserve(std::min<size_t>(config_.batch.max_bytes, staged_.byte_size() * 2 + 2));
-  body_.push_back('[');
-  size_t count = 0;
+  body.reserve(std::min<size_t>(config_.batch.max_bytes, staged_.byte_size() * 2 + 2));
+  body.push_back('[');
   while (staged_next_ < staged_.size()) {
-    const size_t mark = body_.size();
+    const size_t mark = body.size();
     const int32_t type = staged_.event_type(staged_next_);
-    if (count > 0) body_.push_back(',');
-    if (absl::Status encoded = encoder_->AppendEvent(staged_.bytes(staged_next_), body_);
+    const uint32_t received = staged_.received_count(staged_next_);
+    if (batch.size() > 0) body.push_back(',');
+    const size_t begin = body.size();
+    if (absl::Status encoded = encoder_->AppendEvent(staged_.bytes(staged_next_), body);
         !encoded.ok()) {
-      body_.resize(mark);
-      drops_.Add(DropReason::kEncodeError, type, staged_.received_count(staged_next_));
+      body.resize(mark);
+      drops_.Add(DropReason::kEncodeError, type, received);
       logger_.error("event dropped: cannot encode as JSON sink={} reason={}", config_.name,
                     std::string(encoded.message()));
       ++staged_next_;
       continue;
     }
-    if (body_.size() + 1 > config_.batch.max_bytes) {  // +1 for the closing ']'
-      body_.resize(mark);
-      if (count == 0) {
-        drops_.Add(DropReason::kTooLarge, type, staged_.received_count(staged_next_));
+    if (body.size() + 1 > config_.batch.max_bytes) {  // +1 for the closing ']'
+      body.resize(mark);
+      if (batch.size() == 0) {
+        drops_.Add(DropReason::kTooLarge, type, received);
         if (auto suppressed = drop_log_limiter_.Allow()) {
           logger_.warn(
               "event dropped: larger than batch.max_bytes sink={} max_bytes={} "
@@ -171,12 +237,35 @@ size_t Sink::EncodeBatch() {
       full_by_bytes_ = true;
       break;
     }
-    body_events_.push_back({type, staged_.received_count(staged_next_)});
-    ++count;
+    batch.begins.push_back(begin);
+    batch.ends.push_back(body.size());
+    batch.types.push_back(type);
+    batch.received.push_back(received);
     ++staged_next_;
   }
-  body_.push_back(']');
-  return count;
+  body.push_back(']');
+  return batch;
+}
+
+Sink::OutgoingBatch Sink::OutgoingBatch::Slice(size_t first, size_t last) const {
+  OutgoingBatch slice;
+  const size_t from = begins[first];
+  const size_t to = ends[last - 1];
+  slice.body.reserve(to - from + 2);
+  slice.body.push_back('[');
+  slice.body.append(body, from, to - from);
+  slice.body.push_back(']');
+  for (size_t i = first; i < last; ++i) {
+    slice.begins.push_back(begins[i] - from + 1);
+    slice.ends.push_back(ends[i] - from + 1);
+    slice.types.push_back(types[i]);
+    slice.received.push_back(received[i]);
+  }
+  return slice;
+}
+
+void Sink::DropBatch(const OutgoingBatch& batch, DropReason reason) {
+  for (size_t i = 0; i < batch.size(); ++i) drops_.Add(reason, batch.types[i], batch.received[i]);
 }
 
 void Sink::DropUndelivered(DropReason reason) {
@@ -194,67 +283,126 @@ void Sink::DropUndelivered(DropReason reason) {
   }
 }
 
-void Sink::DropBody(DropReason reason) {
-  for (const BodyEvent& event : body_events_) drops_.Add(reason, event.event_type, event.received);
+asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch,
+                                         Clock::time_point not_before) {
+  co_await SleepUntil(slot, not_before);
+  // Halves still to send, the next one last; at most log2(events) + 1 deep.
+  std::vector<OutgoingBatch> pending;
+  pending.push_back(std::move(batch));
+  while (!pending.empty()) {
+    OutgoingBatch current = std::move(pending.back());
+    pending.pop_back();
+    if (co_await DeliverWithRetry(slot, current) == AttemptEnd::kSplit) {
+      counters_.split_batches.fetch_add(1, std::memory_order_relaxed);
+      const size_t middle = current.size() / 2;
+      pending.push_back(current.Slice(middle, current.size()));
+      pending.push_back(current.Slice(0, middle));
+    }
+  }
 }
 
-asio::awaitable<void> Sink::DeliverWithRetry(size_t event_count) {
+asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const OutgoingBatch& batch) {
   uint64_t retry = 0;
+  const auto first_attempt = Clock::now();
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
-      DropBody(DropReason::kShutdown);
-      co_return;
+      DropBatch(batch, DropReason::kShutdown);
+      co_return AttemptEnd::kDone;
     }
-    // Between attempts no transport call is in flight: new settings apply
-    // here (the body keeps the encoding it was built with).
-    ApplyPendingSettings();
+    // No call is in flight on this slot: a transport from Reconfigure()
+    // applies here (the body keeps the encoding it was built with).
+    if (slot.next_transport) slot.transport = std::move(slot.next_transport);
     const auto started = Clock::now();
-    DeliveryOutcome outcome = co_await transport_->Deliver(body_);
-    request_stats_.Record(Clock::now() - started, outcome);
-    if (outcome.delivered) {
-      counters_.sent_events.fetch_add(event_count, std::memory_order_relaxed);
+    const DeliveryOutcome outcome = co_await slot.transport->Deliver(batch.body);
+    const Classification classified = Classify(config_.retry_policy, outcome);
+    request_stats_.Record(Clock::now() - started, classified.verdict == Verdict::kSuccess,
+                          classified.reason);
+    if (classified.verdict == Verdict::kSuccess) {
+      counters_.sent_events.fetch_add(batch.size(), std::memory_order_relaxed);
       counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
-      counters_.sent_bytes.fetch_add(body_.size(), std::memory_order_relaxed);
+      counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
       counters_.last_success_unix_ms.store(UnixMillisNow(), std::memory_order_relaxed);
       const uint64_t failures = counters_.consecutive_failures.exchange(0);
       if (failures > 0) {
         logger_.info("sink recovered sink={} failed_attempts={}", config_.name, failures);
       }
-      co_return;
+      co_return AttemptEnd::kDone;
     }
     counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
-    const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
-    if (config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries)) {
-      DropBody(DropReason::kRetriesExhausted);
-      if (auto suppressed = failure_log_limiter_.Allow()) {
-        logger_.warn("batch dropped after {} retries sink={} events={} failure={} "
-                     "suppressed_warnings={}",
-                     retry, config_.name, event_count, outcome.failure, *suppressed);
+    const std::string_view reason_name = FailureReasonName(classified.reason);
+    if (classified.verdict == Verdict::kSplit) {
+      if (batch.size() > 1) co_return AttemptEnd::kSplit;
+      DropBatch(batch, DropReason::kTooLarge);
+      if (auto suppressed = drop_log_limiter_.Allow()) {
+        logger_.warn(
+            "event dropped: the endpoint answered 413 to it alone sink={} bytes={} "
+            "suppressed_warnings={}",
+            config_.name, batch.body.size(), *suppressed);
       }
-      co_return;
+      co_return AttemptEnd::kDone;
+    }
+    if (classified.verdict == Verdict::kReject) {
+      DropBatch(batch, DropReason::kRejected);
+      if (auto suppressed = drop_log_limiter_.Allow()) {
+        logger_.warn(
+            "batch dropped: the endpoint rejected it sink={} failure={} reason={} events={} "
+            "suppressed_warnings={}",
+            config_.name, outcome.failure, reason_name, batch.size(), *suppressed);
+      }
+      co_return AttemptEnd::kDone;
+    }
+    const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
+    const auto now = Clock::now();
+    const bool out_of_retries =
+        config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries);
+    const bool out_of_time =
+        config_.retry.max_elapsed.count() > 0 && now - first_attempt >= config_.retry.max_elapsed;
+    if (out_of_retries || out_of_time) {
+      DropBatch(batch, DropReason::kRetriesExhausted);
+      if (auto suppressed = failure_log_limiter_.Allow()) {
+        logger_.warn(
+            "batch dropped after {} retries in {} ms sink={} events={} failure={} "
+            "suppressed_warnings={}",
+            retry,
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - first_attempt).count(),
+            config_.name, batch.size(), outcome.failure, *suppressed);
+      }
+      co_return AttemptEnd::kDone;
     }
     ++retry;
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
-    const Duration delay = backoff_.Delay(retry, unit(random_));
+    Duration delay = backoff_.Delay(retry, unit(random_));
+    if (outcome.retry_after.has_value()) {
+      // The larger of our backoff and what the collector asked, within the cap.
+      if (const std::optional<Duration> asked =
+              ParseRetryAfter(*outcome.retry_after, std::chrono::system_clock::now())) {
+        delay = std::max(delay, std::min(*asked, config_.retry.max_retry_after));
+      }
+    }
+    Clock::time_point wake_at = now + delay;
+    // One last attempt when max_elapsed runs out, rather than sleeping past it.
+    if (config_.retry.max_elapsed.count() > 0) {
+      wake_at = std::min(wake_at, first_attempt + config_.retry.max_elapsed);
+    }
     if (auto suppressed = failure_log_limiter_.Allow()) {
       logger_.warn(
-          "delivery failed, will retry sink={} failure={} consecutive_failures={} "
+          "delivery failed, will retry sink={} failure={} reason={} consecutive_failures={} "
           "attempt_ms={} retry_in_ms={} suppressed_warnings={}",
-          config_.name, outcome.failure, failures,
-          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count(),
-          delay.count(), *suppressed);
+          config_.name, outcome.failure, reason_name, failures,
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count(),
+          std::chrono::duration_cast<std::chrono::milliseconds>(wake_at - now).count(),
+          *suppressed);
     }
-    Clock::time_point wake_at = Clock::now() + delay;
-    if (draining_) wake_at = std::min(wake_at, drain_deadline_);
-    retry_timer_.expires_at(wake_at);
-    boost::system::error_code ignored;
-    co_await retry_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    co_await SleepUntil(slot, wake_at);
   }
 }
 
 asio::awaitable<void> Sink::Run() {
   while (true) {
+    // A slot first: with every slot busy (sending or backing off) the sink
+    // reads nothing, so retries never grow memory.
+    Slot* slot = co_await AcquireSlot();
     ApplyPendingSettings();
     Refill();
     if (StagedCount() == 0) {
@@ -272,9 +420,24 @@ asio::awaitable<void> Sink::Run() {
       }
     }
     if (DrainExpired()) break;
-    const size_t count = EncodeBatch();
-    if (count > 0) co_await DeliverWithRetry(count);
+    OutgoingBatch batch = EncodeBatch();
+    if (batch.size() == 0) continue;
+    const Clock::time_point not_before = rate_limiter_.Reserve(batch.size(), Clock::now());
+    slot->busy = true;
+    ++busy_slots_;
+    counters_.in_flight_batches.fetch_add(1, std::memory_order_relaxed);
+    // Not detached: Run waits for every delivery (WaitAllDelivered) before it
+    // ends, and the handler runs on this strand.
+    asio::co_spawn(executor_, DeliverBatch(*slot, std::move(batch), not_before),
+                   asio::bind_executor(executor_, [this, slot](std::exception_ptr error) {
+                     slot->busy = false;
+                     --busy_slots_;
+                     counters_.in_flight_batches.fetch_sub(1, std::memory_order_relaxed);
+                     slot_timer_.cancel();
+                     if (error) std::rethrow_exception(error);
+                   }));
   }
+  co_await WaitAllDelivered();
   if (DrainExpired()) DropUndelivered(DropReason::kShutdown);
   logger_.info("sink stopped sink={} sent_events={} dropped_events={}", config_.name,
                counters_.sent_events.load(), drops_.Total());

@@ -1,12 +1,15 @@
 // One configured destination: its own cursor on the event log, batcher, JSON
-// encoder, transport and retry state, running as one coroutine on its own
+// encoder, transports and retry state, running as coroutines on its own
 // strand, so a slow or dead destination never holds up another.
 //
-// The loop: wait for events -> collect a batch (max events, max JSON bytes,
-// or flush_interval after its first event) -> encode -> deliver, retrying the
-// same batch with backoff until it succeeds (or the retry limit / drain
-// deadline) -> repeat. While a batch is retried the sink reads nothing more;
-// the log keeps accepting and its overflow policy applies (Ray's behaviour).
+// The loop: wait for a free in-flight slot (max_in_flight) -> wait for events
+// -> collect a batch (max events, max JSON bytes, or flush_interval after its
+// first event) -> encode -> book it with the rate limiter -> hand it to a
+// delivery coroutine on the slot, which retries it per the retry policy
+// (docs/DELIVERY.md) until it succeeds, is dropped (rejected, too large,
+// retry limits) or the drain deadline passes -> repeat. A batch waiting out a
+// backoff keeps its slot, so with every slot busy the sink reads nothing more;
+// the log keeps accepting and the sink's when_full policy applies.
 #pragma once
 
 #include <atomic>
@@ -27,6 +30,7 @@
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
 #include "ops/log_rate_limiter.h"
+#include "sinks/rate_limiter.h"
 #include "sinks/sink_counters.h"
 #include "sinks/sink_request_stats.h"
 
@@ -42,6 +46,12 @@ class Sink {
 
   // Registers the sink's cursor with `log` immediately, so it sees every event
   // appended after construction. `executor` should be a strand of its own.
+  // One transport per in-flight slot: at most transports.size() (and
+  // max_in_flight) batches are delivered at once; at least one is required.
+  Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+       std::vector<std::unique_ptr<BatchTransport>> transports,
+       std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger);
+  // A single slot.
   Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
        std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
        spdlog::logger& logger);
@@ -60,16 +70,20 @@ class Sink {
   // Waits until the loop has finished after Drain(), or `timeout` passes.
   bool WaitFinished(std::chrono::milliseconds timeout);
 
-  // Replaces the settings (URL and transport, headers, token file, TLS, event
-  // type filter, batching, retry, JSON keys) at the next point where no
-  // delivery attempt is in flight: the cursor keeps its position and staged
-  // events stay, so nothing buffered is lost. A backoff wait is cut short so
-  // a fixed URL is tried at once. The name must not change. Thread-safe.
-  void Reconfigure(SinkConfig config, std::unique_ptr<BatchTransport> transport,
+  // Replaces the settings (URL and transports, headers, token file, TLS,
+  // event type filter, batching, retry, JSON keys) without losing buffered
+  // events: config, encoder and filter at the next point where no batch is
+  // being built, each slot's transport before that slot's next attempt. A
+  // backoff wait is cut short so a fixed URL is tried at once. The name,
+  // max_in_flight (the slot count) and when_full stay as they were. One
+  // transport per slot. Thread-safe.
+  void Reconfigure(SinkConfig config, std::vector<std::unique_ptr<BatchTransport>> transports,
                    std::unique_ptr<EventJsonEncoder> encoder);
   // Reconfigurations applied so far (tests wait on it).
   uint64_t reconfigurations() const { return reconfigurations_.load(); }
   const asio::any_io_executor& executor() const { return executor_; }
+  // In-flight slots, fixed for life (max_in_flight at construction).
+  size_t slot_count() const { return slot_count_; }
 
   const std::string& name() const { return name_; }
   const SinkCounters& counters() const { return counters_; }
@@ -77,27 +91,57 @@ class Sink {
   const SinkRequestStats& request_stats() const { return request_stats_; }
 
  private:
+  // An encoded batch: the JSON array and where each element sits in it, so
+  // that a 413 can split it without encoding again.
+  struct OutgoingBatch {
+    std::string body;
+    std::vector<size_t> begins;  // offset of element i's first byte
+    std::vector<size_t> ends;    // offset just past element i
+    std::vector<int32_t> types;
+    std::vector<uint32_t> received;  // received events element i stands for
+    size_t size() const { return types.size(); }
+    // Elements [first, last) as a batch of their own.
+    OutgoingBatch Slice(size_t first, size_t last) const;
+  };
+  // One in-flight slot: a transport (an HTTP connection) and its backoff timer.
+  struct Slot {
+    std::unique_ptr<BatchTransport> transport;
+    asio::steady_timer timer;
+    // From Reconfigure(): replaces `transport` before the slot's next attempt.
+    std::unique_ptr<BatchTransport> next_transport = nullptr;  // backoff and rate waits; Drain() cuts them short
+    bool busy = false;
+  };
+  enum class AttemptEnd { kDone, kSplit };
+
   asio::awaitable<void> Run();
   // Suspends until events may be available, `until` passes, or Drain().
   asio::awaitable<void> WaitForEvents(Clock::time_point until);
+  // Suspends until a slot is free; returns it.
+  asio::awaitable<Slot*> AcquireSlot();
+  // Suspends until no batch is in flight.
+  asio::awaitable<void> WaitAllDelivered();
   // Tops the staging batch up to batch.max_events from the log.
   void Refill();
-  // Encodes staged events into body_, within batch.max_bytes. Returns how
-  // many events the body holds and records their types.
-  size_t EncodeBatch();
-  asio::awaitable<void> DeliverWithRetry(size_t event_count);
+  // Encodes staged events into a batch within batch.max_bytes.
+  OutgoingBatch EncodeBatch();
+  // Delivers `batch` (and the halves a 413 splits it into) on `slot`.
+  asio::awaitable<void> DeliverBatch(Slot& slot, OutgoingBatch batch, Clock::time_point not_before);
+  asio::awaitable<AttemptEnd> DeliverWithRetry(Slot& slot, const OutgoingBatch& batch);
+  // Waits on the slot's timer until `until` (or Drain()).
+  asio::awaitable<void> SleepUntil(Slot& slot, Clock::time_point until);
+  void DropBatch(const OutgoingBatch& batch, DropReason reason);
   // Counts everything this sink still holds or has unread as dropped.
   void DropUndelivered(DropReason reason);
   size_t StagedCount() const { return staged_.size() - staged_next_; }
   void OnEventsAvailable();
   bool DrainExpired() const;
   void MarkFinished();
-  // Swaps in settings from Reconfigure(); on the strand, between attempts.
+  // Swaps in settings from Reconfigure(); on the strand, between batches.
   void ApplyPendingSettings();
 
   struct PendingSettings {
     SinkConfig config;
-    std::unique_ptr<BatchTransport> transport;
+    std::vector<std::unique_ptr<BatchTransport>> transports;
     std::unique_ptr<EventJsonEncoder> encoder;
   };
   std::optional<PendingSettings> pending_settings_;  // strand-confined
@@ -107,7 +151,6 @@ class Sink {
   const std::string name_;  // fixed for life: metrics read it from other threads
   SinkConfig config_;       // strand-confined: replaced by ApplyPendingSettings()
   EventLog& log_;
-  std::unique_ptr<BatchTransport> transport_;
   std::unique_ptr<EventJsonEncoder> encoder_;
   spdlog::logger& logger_;
   Backoff backoff_;
@@ -122,21 +165,15 @@ class Sink {
   EventLog::CursorId cursor_;
 
   // Strand-confined state.
-  asio::steady_timer wake_timer_;   // idle and batch-window waits; new events cancel it
-  asio::steady_timer retry_timer_;  // backoff waits; only Drain() cuts them short
-  bool full_by_bytes_ = false;      // the last body stopped at batch.max_bytes
-  EventBatch staged_;          // read from the log, not yet delivered
-  size_t staged_next_ = 0;     // first staged event not yet in a body
-  std::string body_;
-  // What body_ stands for, for drop accounting: each event's type and how
-  // many received events it carries (more than one once coalesced), since
-  // drops count received events.
-  struct BodyEvent {
-    int32_t event_type;
-    uint32_t received;
-  };
-  std::vector<BodyEvent> body_events_;
-  void DropBody(DropReason reason);
+  size_t slot_count_ = 0;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  size_t busy_slots_ = 0;
+  RateLimiter rate_limiter_;
+  asio::steady_timer wake_timer_;  // idle and batch-window waits; new events cancel it
+  asio::steady_timer slot_timer_;  // waits for a free slot; a finished delivery cancels it
+  bool full_by_bytes_ = false;     // the last body stopped at batch.max_bytes
+  EventBatch staged_;          // read from the log, not yet in a batch
+  size_t staged_next_ = 0;     // first staged event not yet in a batch
   bool draining_ = false;
   Clock::time_point drain_deadline_ = Clock::time_point::max();
 

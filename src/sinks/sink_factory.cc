@@ -1,6 +1,8 @@
 #include "sinks/sink_factory.h"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
+#include <vector>
 
 #include "common/sink_url.h"
 #include "http/tls_context.h"
@@ -27,9 +29,11 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
           "sink " + config.name + ": " + std::string(token.status().message()));
     }
   }
-  std::unique_ptr<BatchTransport> transport;
+  // One transport per in-flight slot: an HTTP connection each. A file sink
+  // writes synchronously, so one slot is all it can use.
+  std::vector<std::unique_ptr<BatchTransport>> transports;
   if (sink_url->kind == SinkUrl::Kind::kFile) {
-    transport = std::make_unique<FileTransport>(sink_url->path);
+    transports.push_back(std::make_unique<FileTransport>(sink_url->path));
   } else {
     std::optional<HttpClientTls> tls;
     if (sink_url->http.scheme == "https") {
@@ -45,12 +49,13 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
                     config.name);
       }
     }
-    transport =
-        std::make_unique<HttpTransport>(executor, std::move(sink_url->http), config, std::move(tls));
+    for (uint32_t slot = 0; slot < std::max<uint32_t>(config.max_in_flight, 1); ++slot) {
+      transports.push_back(std::make_unique<HttpTransport>(executor, sink_url->http, config, tls));
+    }
   }
   auto encoder = MakeFastJsonEncoder(
       JsonOptions{.preserve_proto_field_names = config.preserve_proto_field_names});
-  return SinkParts{std::move(transport), std::move(encoder)};
+  return SinkParts{std::move(transports), std::move(encoder)};
 }
 
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
@@ -58,7 +63,7 @@ absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
                                                spdlog::logger& logger) {
   absl::StatusOr<SinkParts> parts = MakeSinkParts(executor, config, logger);
   if (!parts.ok()) return parts.status();
-  return std::make_unique<Sink>(std::move(executor), config, log, std::move(parts->transport),
+  return std::make_unique<Sink>(std::move(executor), config, log, std::move(parts->transports),
                                 std::move(parts->encoder), logger);
 }
 

@@ -3,16 +3,17 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "sinks/sink.h"
 
 namespace rayagg {
 
-// What a sink's settings build: the transport for its URL and its encoder.
-// Also used to reconfigure a running sink (SIGHUP).
+// What a sink's settings build: one transport per in-flight slot for its URL
+// and its encoder. Also used to reconfigure a running sink (SIGHUP).
 struct SinkParts {
-  std::unique_ptr<BatchTransport> transport;
+  std::vector<std::unique_ptr<BatchTransport>> transports;
   std::unique_ptr<EventJsonEncoder> encoder;
 };
 absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const SinkConfig& config,

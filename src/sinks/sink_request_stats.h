@@ -18,14 +18,18 @@ struct SinkRequestStats {
   LatencyHistogram failed;
   std::array<std::atomic<uint64_t>, kFailureReasonCount> failures_by_reason{};
 
-  void Record(std::chrono::nanoseconds elapsed, const DeliveryOutcome& outcome) {
-    if (outcome.delivered) {
+  // `delivered` and `reason` as the sink's retry policy classified the attempt.
+  void Record(std::chrono::nanoseconds elapsed, bool delivered, FailureReason reason) {
+    if (delivered) {
       succeeded.Observe(elapsed);
       return;
     }
     failed.Observe(elapsed);
-    failures_by_reason[static_cast<size_t>(outcome.reason)].fetch_add(1,
-                                                                      std::memory_order_relaxed);
+    failures_by_reason[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  uint64_t Failures(FailureReason reason) const {
+    return failures_by_reason[static_cast<size_t>(reason)].load(std::memory_order_relaxed);
   }
 };
 

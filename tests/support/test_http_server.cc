@@ -51,6 +51,11 @@ void TestHttpServer::Enqueue(Behavior behavior) {
   script_.push_back(std::move(behavior));
 }
 
+void TestHttpServer::SetResponder(Responder responder) {
+  std::lock_guard lock(mutex_);
+  responder_ = std::move(responder);
+}
+
 std::vector<ReceivedRequest> TestHttpServer::Requests() const {
   std::lock_guard lock(mutex_);
   return requests_;
@@ -142,7 +147,9 @@ Behavior TestHttpServer::Record(const http::request<http::string_body>& request,
 
   std::unique_lock lock(mutex_);
   requests_.push_back(std::move(received));
-  Behavior behavior = script_.empty() ? default_behavior_ : std::move(script_.front());
+  Behavior behavior = !script_.empty() ? std::move(script_.front())
+                      : responder_     ? responder_(requests_.back(), requests_.size() - 1)
+                                       : default_behavior_;
   if (!script_.empty()) script_.pop_front();
   lock.unlock();
   changed_.notify_all();
@@ -187,6 +194,19 @@ asio::awaitable<void> TestHttpServer::Serve(tcp::socket socket, size_t connectio
       keep_open = raw->keep_open;
       co_await asio::async_write(socket, asio::buffer(raw->bytes),
                                  asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
+    } else if (auto* drip = std::get_if<Drip>(&behavior)) {
+      keep_open = drip->keep_open;
+      asio::steady_timer timer(socket.get_executor());
+      for (size_t i = 0; i < drip->bytes.size() && !ec; ++i) {
+        co_await asio::async_write(socket, asio::buffer(&drip->bytes[i], 1),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+        timer.expires_after(drip->interval);
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        // Stop() closes the socket; the next write then fails.
+        if (stopping_) ec = asio::error::operation_aborted;
+      }
       if (ec) break;
     } else if (std::holds_alternative<Hang>(behavior)) {
       // Drain until the client goes away or Stop() closes the socket.

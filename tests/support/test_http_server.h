@@ -70,7 +70,18 @@ struct RawResponse {
   std::string bytes{};
   bool keep_open = false;
 };
-using Behavior = std::variant<Respond, Hang, Reset, CloseWithoutResponse, RawResponse>;
+// Writes `bytes` one byte every `interval` (a collector that drips its
+// answer), then closes the connection unless `keep_open`.
+struct Drip {
+  std::string bytes{};
+  std::chrono::milliseconds interval{50};
+  bool keep_open = false;
+};
+using Behavior = std::variant<Respond, Hang, Reset, CloseWithoutResponse, RawResponse, Drip>;
+// Picks the behaviour for a request from the request itself and its 0-based
+// index among all requests. Runs under the server's lock: it must not call
+// back into the server.
+using Responder = std::function<Behavior(const ReceivedRequest&, size_t index)>;
 
 class TestHttpServer {
  public:
@@ -81,6 +92,7 @@ class TestHttpServer {
   using CloseWithoutResponse = test::CloseWithoutResponse;
   using RawResponse = test::RawResponse;
   using Behavior = test::Behavior;
+  using Drip = test::Drip;
 
   static constexpr size_t kMaxRequestBodyBytes = 64 * 1024 * 1024;
 
@@ -98,6 +110,9 @@ class TestHttpServer {
   void SetDefaultBehavior(Behavior behavior);
   // Appends to the script: each request consumes the front entry.
   void Enqueue(Behavior behavior);
+  // Used instead of the default behaviour when the script is empty; an
+  // empty function goes back to the default behaviour.
+  void SetResponder(Responder responder);
 
   std::vector<ReceivedRequest> Requests() const;
   size_t RequestCount() const;
@@ -129,6 +144,7 @@ class TestHttpServer {
   std::condition_variable changed_;
   std::deque<Behavior> script_;
   Behavior default_behavior_ = Respond{};
+  Responder responder_;
   std::vector<ReceivedRequest> requests_;
   size_t connection_count_ = 0;
 

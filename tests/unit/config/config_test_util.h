@@ -34,8 +34,10 @@ inline auto Fields(const BatchConfig& c) {
   return std::tie(max_events, max_bytes, flush_interval);
 }
 inline auto Fields(const RetryConfig& c) {
-  const auto& [initial_backoff, max_backoff, jitter_ratio, max_retries] = c;
-  return std::tie(initial_backoff, max_backoff, jitter_ratio, max_retries);
+  const auto& [initial_backoff, max_backoff, jitter_ratio, max_retries, max_elapsed,
+               max_retry_after] = c;
+  return std::tie(initial_backoff, max_backoff, jitter_ratio, max_retries, max_elapsed,
+                  max_retry_after);
 }
 inline auto Fields(const LogConfig& c) {
   const auto& [level, format, file, max_file_bytes, max_files] = c;
@@ -70,13 +72,15 @@ bool Same(const T& a, const T& b) {
 
 inline bool Same(const SinkConfig& a, const SinkConfig& b) {
   const auto& [name, url, event_types, preserve, batch, timeout, retry, headers, token_file,
-               compression, tls] = a;
+               compression, tls, retry_policy, max_in_flight, max_events_per_second, when_full] = a;
   const auto& [b_name, b_url, b_event_types, b_preserve, b_batch, b_timeout, b_retry, b_headers,
-               b_token_file, b_compression, b_tls] = b;
+               b_token_file, b_compression, b_tls, b_retry_policy, b_max_in_flight,
+               b_max_events_per_second, b_when_full] = b;
   return name == b_name && url == b_url && event_types == b_event_types && preserve == b_preserve &&
          Same(batch, b_batch) && timeout == b_timeout && Same(retry, b_retry) &&
          headers == b_headers && token_file == b_token_file && compression == b_compression &&
-         Same(tls, b_tls);
+         Same(tls, b_tls) && retry_policy == b_retry_policy && max_in_flight == b_max_in_flight &&
+         max_events_per_second == b_max_events_per_second && when_full == b_when_full;
 }
 
 // Everything except `sinks`, which the callers compare on their own.
