@@ -350,6 +350,42 @@ TEST(YamlConfigTest, InvalidYamlReportsLine) {
   EXPECT_THAT(error, HasSubstr("invalid YAML at line"));
 }
 
+TEST(YamlConfigTest, DeliveryPolicyKeys) {
+  Config config = Parse(
+      "sinks:\n  - url: http://a/\n    retry_policy: ray_compat\n    max_in_flight: 4\n"
+      "    max_events_per_second: 5000\n    when_full: block\n"
+      "    retry: {max_elapsed: 10m, max_retry_after: 30s, jitter_ratio: 0.2}\n");
+  const SinkConfig& sink = config.sinks[0];
+  EXPECT_EQ(sink.retry_policy, RetryPolicy::kRayCompat);
+  EXPECT_EQ(sink.max_in_flight, 4u);
+  EXPECT_EQ(sink.max_events_per_second, 5000u);
+  EXPECT_EQ(sink.when_full, WhenFull::kBlock);
+  EXPECT_EQ(sink.retry.max_elapsed, Duration(600'000));
+  EXPECT_EQ(sink.retry.max_retry_after, Duration(30'000));
+  EXPECT_EQ(sink.retry.jitter_ratio, 0.2);
+  // Defaults: Ray's policy off, one batch in flight, no rate cap, drop_oldest, full jitter.
+  const SinkConfig defaults = Parse("sinks:\n  - url: http://a/\n").sinks[0];
+  EXPECT_EQ(defaults.retry_policy, RetryPolicy::kDefault);
+  EXPECT_EQ(defaults.max_in_flight, 1u);
+  EXPECT_EQ(defaults.max_events_per_second, 0u);
+  EXPECT_EQ(defaults.when_full, WhenFull::kDropOldest);
+  EXPECT_FALSE(defaults.retry.jitter_ratio.has_value());
+  EXPECT_EQ(defaults.retry.max_elapsed, Duration(0));
+}
+
+TEST(YamlConfigTest, DeliveryPolicyErrorsNameTheKey) {
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    retry_policy: vector\n"),
+              HasSubstr("sinks[0].retry_policy: must be one of default, ray_compat; got \"vector\""));
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    when_full: drop_newest\n"),
+              HasSubstr("sinks[0].when_full: must be one of drop_oldest, block"));
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    max_in_flight: 0\n"),
+              HasSubstr("sinks[0].max_in_flight"));
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    max_in_flight: 65\n"),
+              HasSubstr("sinks[0].max_in_flight"));
+  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    retry: {max_elapsed: 5}\n"),
+              HasSubstr("sinks[0].retry.max_elapsed"));
+}
+
 }  // namespace
 }  // namespace rayagg
 
