@@ -92,6 +92,16 @@ void RenderSinks(PrometheusWriter& w, const std::vector<std::unique_ptr<Sink>>& 
            [](const Sink& s) { return static_cast<double>(s.counters().failed_attempts.load()); });
   per_sink("rayagg_sink_retries_total", "counter", "Retries of a failed batch.",
            [](const Sink& s) { return static_cast<double>(s.counters().retries.load()); });
+  per_sink("rayagg_sink_split_batches_total", "counter", "Batches split in halves after a 413.",
+           [](const Sink& s) { return static_cast<double>(s.counters().split_batches.load()); });
+  per_sink("rayagg_sink_in_flight_batches", "gauge",
+           "Batches being sent or waiting out a backoff (at most max_in_flight).",
+           [](const Sink& s) {
+             return static_cast<double>(s.counters().in_flight_batches.load());
+           });
+  per_sink("rayagg_sink_refused_requests_total", "counter",
+           "Ingest requests refused because this when_full: block sink was full.",
+           [](const Sink& s) { return static_cast<double>(s.counters().refused_requests.load()); });
   per_sink("rayagg_sink_consecutive_failures", "gauge", "Failed attempts since the last success.",
            [](const Sink& s) {
              return static_cast<double>(s.counters().consecutive_failures.load());
