@@ -89,6 +89,18 @@ std::string EventIdOf(const nlohmann::json& element) {
   return "";
 }
 
+std::vector<std::string> IdsOf(const std::vector<RayEvent>& events) {
+  std::vector<std::string> ids;
+  for (const auto& event : events) ids.push_back(JsonEventId(event));
+  return ids;
+}
+
+std::vector<std::string> IdsOf(const std::vector<nlohmann::json>& elements) {
+  std::vector<std::string> ids;
+  for (const auto& element : elements) ids.push_back(EventIdOf(element));
+  return ids;
+}
+
 bool WaitForEvent(TestHttpServer& server, const RayEvent& event,
                   std::chrono::milliseconds timeout) {
   const std::string id = JsonEventId(event);

@@ -80,6 +80,10 @@ bool WaitForEvent(TestHttpServer& server, const RayEvent& event,
 // The element's event id under either key style, or "" if absent.
 std::string EventIdOf(const nlohmann::json& element);
 
+// The ids of `events` / `elements` as they appear in the JSON, in order.
+std::vector<std::string> IdsOf(const std::vector<RayEvent>& events);
+std::vector<std::string> IdsOf(const std::vector<nlohmann::json>& elements);
+
 class DaemonHarness {
  public:
   // Starts the daemon; check start_status() before use.

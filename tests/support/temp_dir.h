@@ -28,6 +28,7 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
+  const std::filesystem::path& path() const { return path_; }
   std::string Path(std::string_view name) const { return (path_ / name).string(); }
 
   // Writes `content` to `name` in place (same inode) and returns its path.

@@ -35,6 +35,7 @@
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "app/probe.h"
 #include "support/daemon_fixture.h"
+#include "support/temp_dir.h"
 #include "support/json_compare.h"
 #include "support/sample_events.h"
 #include "support/test_http_server.h"
@@ -62,25 +63,6 @@ void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
 }
-
-// A private directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "rayagg-binary-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // milliseconds left until `deadline`, for poll(); never negative.
 int RemainingMs(steady_clock::time_point deadline) {
@@ -239,9 +221,9 @@ class BinaryTest : public ::testing::Test {
     }
   }
 
-  std::string stdout_path() const { return dir_.File("stdout.txt"); }
-  std::string stderr_path() const { return dir_.File("stderr.txt"); }
-  std::string port_path() const { return dir_.File("port"); }
+  std::string stdout_path() const { return dir_.Path("stdout.txt"); }
+  std::string stderr_path() const { return dir_.Path("stderr.txt"); }
+  std::string port_path() const { return dir_.Path("port"); }
 
   std::unique_ptr<Subprocess> Run(const std::vector<std::string>& args) {
     return std::make_unique<Subprocess>(args, stdout_path(), stderr_path());
@@ -249,7 +231,7 @@ class BinaryTest : public ::testing::Test {
 
   // Writes `yaml` as the config file and returns its path.
   std::string Config(const std::string& yaml) {
-    const std::string path = dir_.File("config.yaml");
+    const std::string path = dir_.Path("config.yaml");
     WriteFile(path, yaml);
     return path;
   }
@@ -483,7 +465,7 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   server_.SetDefaultBehavior(Hang{});  // the sink cannot deliver: the drain lasts drain_timeout
   const std::string config = Config(SinkConfigYaml("    request_timeout: 2s\n",
                                                    "shutdown:\n  drain_timeout: 3s\n"));
-  const std::string ops_port_path = dir_.File("ops-port");
+  const std::string ops_port_path = dir_.Path("ops-port");
   auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
   const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);

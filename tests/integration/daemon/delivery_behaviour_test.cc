@@ -18,18 +18,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::vector<std::string> IdsOf(const std::vector<RayEvent>& events) {
-  std::vector<std::string> ids;
-  for (const auto& event : events) ids.push_back(JsonEventId(event));
-  return ids;
-}
-
-std::vector<std::string> IdsOf(const std::vector<nlohmann::json>& elements) {
-  std::vector<std::string> ids;
-  for (const auto& element : elements) ids.push_back(EventIdOf(element));
-  return ids;
-}
-
 // Only the requests answered 2xx carry delivered events.
 std::vector<std::string> DeliveredIds(const std::vector<ReceivedRequest>& requests,
                                       const std::set<size_t>& failed_indexes) {
