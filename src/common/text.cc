@@ -23,10 +23,12 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   return pieces;
 }
 
-std::string_view StripBlanks(std::string_view text) {
-  const size_t begin = text.find_first_not_of(kBlanks);
+std::string_view StripBlanks(std::string_view text) { return StripBlanks(text, kBlanks); }
+
+std::string_view StripBlanks(std::string_view text, std::string_view blanks) {
+  const size_t begin = text.find_first_not_of(blanks);
   if (begin == std::string_view::npos) return {};
-  const size_t end = text.find_last_not_of(kBlanks);
+  const size_t end = text.find_last_not_of(blanks);
   return text.substr(begin, end - begin + 1);
 }
 

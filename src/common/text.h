@@ -65,6 +65,9 @@ std::vector<std::string_view> Split(std::string_view text, char separator);
 
 // Without leading and trailing blanks (space, \t, \n, \r, \f, \v).
 std::string_view StripBlanks(std::string_view text);
+// Without leading and trailing characters from `blanks`, for rules narrower
+// than the default (HTTP's optional whitespace is only space and tab).
+std::string_view StripBlanks(std::string_view text, std::string_view blanks);
 
 std::string ToLower(std::string_view text);
 std::string ToUpper(std::string_view text);

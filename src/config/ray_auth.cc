@@ -12,10 +12,7 @@ namespace rayagg {
 namespace {
 
 std::string_view TrimBlanks(std::string_view text) {
-  constexpr std::string_view kBlanks = " \t\r\n";
-  const size_t first = text.find_first_not_of(kBlanks);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kBlanks) - first + 1);
+  return strings::StripBlanks(text, " \t\r\n");
 }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view source) {

@@ -3,28 +3,15 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "absl/status/status.h"
+#include "common/text.h"
 
 namespace rayagg {
 namespace {
 
 constexpr int kZlibOrGzip = 15 + 32;  // window bits: detect zlib or gzip header
 constexpr int kRawDeflate = -15;
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 absl::StatusOr<std::string> Inflate(std::string_view input, int window_bits, uint64_t max_bytes) {
   z_stream stream{};
@@ -62,7 +49,7 @@ absl::StatusOr<std::string> Inflate(std::string_view input, int window_bits, uin
 
 absl::StatusOr<std::string> DecodeContentEncoding(std::string_view encoding, std::string body,
                                                   uint64_t max_decoded_bytes) {
-  const std::string name = Lower(Trim(encoding));
+  const std::string name = strings::ToLower(strings::StripBlanks(encoding, " \t"));
   if (name.empty() || name == "identity") {
     if (body.size() > max_decoded_bytes) {
       return absl::ResourceExhaustedError("body larger than " + std::to_string(max_decoded_bytes) +

@@ -15,13 +15,8 @@ namespace {
 // Token files are small; anything larger is a misconfigured path.
 constexpr off_t kMaxTokenFileBytes = 64 * 1024;
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
-  return text;
-}
+// A token is one line; the blanks around it (a trailing newline) are not part of it.
+constexpr std::string_view kTokenBlanks = " \t\r\n";
 
 }  // namespace
 
@@ -64,7 +59,7 @@ absl::StatusOr<std::string> BearerTokenFile::Read() const {
     return absl::UnavailableError(strings::Cat("bearer_token_file ", path_, ": read error"));
   }
   const std::string text = content.str();
-  const std::string_view token = Trim(text);
+  const std::string_view token = strings::StripBlanks(text, kTokenBlanks);
   if (token.empty()) {
     return absl::FailedPreconditionError(strings::Cat("bearer_token_file ", path_, ": is empty"));
   }
