@@ -198,12 +198,8 @@ bool EventLog::TryCoalesce(const IncomingEvent& event) {
 
 void EventLog::PopFront() {
   const Entry& front = entries_.front();
-  held_bytes_ -= front.size;
-  if (front.event_count > 1) {
-    const auto parts = extra_parts_.find(head_sequence_);
-    for (const std::string_view part : parts->second) held_bytes_ -= part.size();
-    extra_parts_.erase(parts);
-  }
+  held_bytes_ -= EntryBytes(head_sequence_);
+  if (front.event_count > 1) extra_parts_.erase(head_sequence_);
   if (front.entity_key != 0 && merger_factory_) {
     const auto it = newest_by_entity_.find(front.entity_key);
     if (it != newest_by_entity_.end() && it->second == head_sequence_) newest_by_entity_.erase(it);
