@@ -268,17 +268,19 @@ void Sink::DropBatch(const OutgoingBatch& batch, DropReason reason) {
   for (size_t i = 0; i < batch.size(); ++i) drops_.Add(reason, batch.types[i], batch.received[i]);
 }
 
-void Sink::DropUndelivered(DropReason reason) {
-  for (size_t i = staged_next_; i < staged_.size(); ++i) {
-    drops_.Add(reason, staged_.event_type(i), staged_.received_count(i));
+void Sink::CountDropped(const EventBatch& events, size_t first, DropReason reason) {
+  for (size_t i = first; i < events.size(); ++i) {
+    drops_.Add(reason, events.event_type(i), events.received_count(i));
   }
+}
+
+void Sink::DropUndelivered(DropReason reason) {
+  CountDropped(staged_, staged_next_, reason);
   staged_.Clear();
   staged_next_ = 0;
   EventBatch unread;
   while (log_.Read(cursor_, 4096, unread) > 0) {
-    for (size_t i = 0; i < unread.size(); ++i) {
-      drops_.Add(reason, unread.event_type(i), unread.received_count(i));
-    }
+    CountDropped(unread, 0, reason);
     unread.Clear();
   }
 }

@@ -130,6 +130,9 @@ class Sink {
   // Waits on the slot's timer until `until` (or Drain()).
   asio::awaitable<void> SleepUntil(Slot& slot, Clock::time_point until);
   void DropBatch(const OutgoingBatch& batch, DropReason reason);
+  // Counts events[first...] dropped for `reason`, each as the received
+  // events it stands for.
+  void CountDropped(const EventBatch& events, size_t first, DropReason reason);
   // Counts everything this sink still holds or has unread as dropped.
   void DropUndelivered(DropReason reason);
   size_t StagedCount() const { return staged_.size() - staged_next_; }
