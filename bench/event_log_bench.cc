@@ -123,8 +123,9 @@ int Run(const Flags& flags) {
   const size_t events = flags.Uint("events", 400'000);
   const size_t repeat = std::max<size_t>(1, flags.Uint("repeat", 3));
   const Stream stream = BuildStream(events);
-  std::printf("event log, one thread: %zu events (%zu lifecycle, %zu transitions), requests of %zu\n",
-              stream.events.size(), stream.lifecycle_events, stream.transitions, kRequestEvents);
+  std::printf(
+      "event log, one thread: %zu events (%zu lifecycle, %zu transitions), requests of %zu\n",
+      stream.events.size(), stream.lifecycle_events, stream.transitions, kRequestEvents);
   std::printf("%-9s %-10s %14s %12s %12s %14s %8s\n", "reader", "coalescing", "events/s",
               "entries out", "coalesced", "lifecycle o/i", "dropped");
   const std::string reader = flags.String("reader", "both");
@@ -159,6 +160,7 @@ int Run(const Flags& flags) {
 }  // namespace rayagg::bench
 
 int main(int argc, char** argv) {
-  const rayagg::bench::Flags flags(argc, argv, {"events", "repeat", "reader", "coalescing"}, rayagg::bench::kUsage);
+  const rayagg::bench::Flags flags(argc, argv, {"events", "repeat", "reader", "coalescing"},
+                                   rayagg::bench::kUsage);
   return rayagg::bench::Run(flags);
 }

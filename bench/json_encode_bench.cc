@@ -34,10 +34,12 @@ const std::vector<std::string>& Events() {
         auto* lifecycle = event.mutable_task_lifecycle_event();
         const auto& first = lifecycle->state_transitions(0).timestamp();
         const int wanted = 4 + index++ % 3;
-        static constexpr ray::rpc::TaskStatus kStates[] = {
-            ray::rpc::PENDING_ARGS_AVAIL, ray::rpc::PENDING_NODE_ASSIGNMENT,
-            ray::rpc::SUBMITTED_TO_WORKER, ray::rpc::RUNNING, ray::rpc::FINISHED,
-            ray::rpc::PENDING_ARGS_FETCH};
+        static constexpr ray::rpc::TaskStatus kStates[] = {ray::rpc::PENDING_ARGS_AVAIL,
+                                                           ray::rpc::PENDING_NODE_ASSIGNMENT,
+                                                           ray::rpc::SUBMITTED_TO_WORKER,
+                                                           ray::rpc::RUNNING,
+                                                           ray::rpc::FINISHED,
+                                                           ray::rpc::PENDING_ARGS_FETCH};
         for (int t = lifecycle->state_transitions_size(); t < wanted; ++t) {
           auto* transition = lifecycle->add_state_transitions();
           transition->set_state(kStates[t % 6]);
@@ -98,8 +100,8 @@ BENCHMARK(BM_OursReflectionOnly);
 
 // The default minus the arena: Clear() and re-parse one reused RayEvent.
 void BM_OursReusedMessage(benchmark::State& state) {
-  auto encoder = rayagg::MakeFastJsonEncoder(rayagg::JsonOptions{},
-                                             rayagg::FastJsonEncoderTuning{.parse_on_arena = false});
+  auto encoder = rayagg::MakeFastJsonEncoder(
+      rayagg::JsonOptions{}, rayagg::FastJsonEncoderTuning{.parse_on_arena = false});
   RunEncoder(state, *encoder);
 }
 BENCHMARK(BM_OursReusedMessage);

@@ -88,9 +88,10 @@ void BM_Direct_SaxBody(benchmark::State& state) {
   const std::string& body = Bodies().body;
   std::vector<std::string> serialized(kEvents);
   const rayagg::EventArrayCallbacks callbacks{
-      .on_event = [&](size_t index, ray::rpc::events::RayEvent& event) {
-        event.SerializeToString(&serialized[index]);
-      },
+      .on_event =
+          [&](size_t index, ray::rpc::events::RayEvent& event) {
+            event.SerializeToString(&serialized[index]);
+          },
       .on_error = [](size_t, int32_t, std::string) { std::abort(); }};
   for (auto _ : state) {
     if (!rayagg::ParseEventArray(body, callbacks).ok()) std::abort();
@@ -141,7 +142,8 @@ void BM_Protobuf_WrappedBody(benchmark::State& state) {
     ray::rpc::events::RayEventsData data;
     if (!google::protobuf::util::JsonStringToMessage(wrapped, &data, options).ok()) std::abort();
     if (static_cast<size_t>(data.events_size()) != kEvents) std::abort();
-    for (size_t i = 0; i < kEvents; ++i) data.events(static_cast<int>(i)).SerializeToString(&serialized[i]);
+    for (size_t i = 0; i < kEvents; ++i)
+      data.events(static_cast<int>(i)).SerializeToString(&serialized[i]);
     benchmark::DoNotOptimize(serialized.data());
   }
   SetCounters(state);

@@ -24,24 +24,42 @@ using SteadyClock = std::chrono::steady_clock;
 
 const char* StatusCodeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED: return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return "OTHER";
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "OTHER";
   }
 }
 
@@ -73,7 +91,8 @@ void RunThread(const LoadOptions& options, size_t index, Shared& shared, ThreadR
   // A private subchannel pool gives this thread its own TCP connection, the
   // way each Ray worker process has its own.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  auto channel = grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+  auto channel =
+      grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
   auto stub = EventAggregatorService::NewStub(channel);
   std::vector<AddEventsRequest> pool;
   for (size_t i = 0; i < options.pool_requests; ++i) {
@@ -131,21 +150,24 @@ void RunThread(const LoadOptions& options, size_t index, Shared& shared, ThreadR
       continue;
     }
     ++out.counts.failed_calls;
-    ++out.counts.errors_by_code[status.ok() ? "REPLY_STATUS_" + std::to_string(reply.status().code())
-                                            : StatusCodeName(status.error_code())];
+    ++out.counts
+          .errors_by_code[status.ok() ? "REPLY_STATUS_" + std::to_string(reply.status().code())
+                                      : StatusCodeName(status.error_code())];
     if (out.counts.failed_calls <= 3) {
-      std::fprintf(stderr, "loadgen: AddEvents failed: %s %s\n", StatusCodeName(status.error_code()),
-                   status.error_message().c_str());
+      std::fprintf(stderr, "loadgen: AddEvents failed: %s %s\n",
+                   StatusCodeName(status.error_code()), status.error_message().c_str());
     }
     // Do not spin on a daemon that is down.
-    std::this_thread::sleep_until(std::min(SteadyClock::now() + std::chrono::milliseconds(10), shared.end));
+    std::this_thread::sleep_until(
+        std::min(SteadyClock::now() + std::chrono::milliseconds(10), shared.end));
   }
 }
 
 double Percentile(std::vector<double>& values, double fraction) {
   if (values.empty()) return 0;
   const size_t rank = std::min(values.size() - 1, static_cast<size_t>(fraction * values.size()));
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                   values.end());
   return values[rank];
 }
 
@@ -177,14 +199,16 @@ LoadResult RunLoad(const LoadOptions& options) {
     total.ok_events += result.counts.ok_events;
     total.ok_event_bytes += result.counts.ok_event_bytes;
     total.failed_calls += result.counts.failed_calls;
-    for (const auto& [code, calls] : result.counts.errors_by_code) total.errors_by_code[code] += calls;
+    for (const auto& [code, calls] : result.counts.errors_by_code)
+      total.errors_by_code[code] += calls;
     latencies.insert(latencies.end(), result.latencies_ms.begin(), result.latencies_ms.end());
     last_reply = std::max(last_reply, result.last_reply);
   }
   total.elapsed_s = std::chrono::duration<double>(last_reply - shared.start).count();
   total.latency_p50_ms = Percentile(latencies, 0.50);
   total.latency_p99_ms = Percentile(latencies, 0.99);
-  total.latency_max_ms = latencies.empty() ? 0 : *std::max_element(latencies.begin(), latencies.end());
+  total.latency_max_ms =
+      latencies.empty() ? 0 : *std::max_element(latencies.begin(), latencies.end());
   return total;
 }
 

@@ -10,7 +10,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: rayagg-loadgen --target HOST:PORT [options]\n"
     "  --batch N          events per AddEvents request (default 1000)\n"
-    "  --concurrency N    threads, each with its own connection and one call in flight (default 2)\n"
+    "  --concurrency N    threads, each with its own connection and one call in flight (default "
+    "2)\n"
     "  --duration SECONDS stop after this long (default 10; 300 when --total is given)\n"
     "  --rate EVENTS/S    total send rate, 0 = as fast as possible (default 0)\n"
     "  --total N          stop after N events\n"

@@ -41,7 +41,8 @@ asio::awaitable<void> Serve(tcp::socket socket, SinkStats& stats, std::chrono::m
   while (true) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(kMaxBodyBytes);
-    co_await http::async_read(socket, buffer, parser, asio::redirect_error(asio::use_awaitable, error));
+    co_await http::async_read(socket, buffer, parser,
+                              asio::redirect_error(asio::use_awaitable, error));
     if (error) break;  // the peer closed, or sent something that is not HTTP
     http::request<http::string_body>& request = parser.get();
     const bool is_post = request.method() == http::verb::post;

@@ -12,7 +12,8 @@ namespace {
 double Percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0;
   const size_t rank = std::min(values.size() - 1, static_cast<size_t>(fraction * values.size()));
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                   values.end());
   return values[rank];
 }
 
@@ -48,18 +49,19 @@ void SinkStats::Record(std::string_view body, std::chrono::system_clock::time_po
 
 std::string SinkStats::Format() {
   char text[640];
-  std::snprintf(text, sizeof(text),
-                "requests=%llu\nevents=%llu\nlifecycle_events=%llu\ntransitions=%llu\n"
-                "bytes=%llu\nbad_bodies=%llu\n"
-                "first_request_unix_ns=%lld\nlast_request_unix_ns=%lld\n"
-                "lag_p50_ms=%.1f\nlag_p99_ms=%.1f\nlag_max_ms=%.1f\n",
-                static_cast<unsigned long long>(requests_), static_cast<unsigned long long>(events_),
-                static_cast<unsigned long long>(lifecycle_events_),
-                static_cast<unsigned long long>(transitions_), static_cast<unsigned long long>(bytes_), static_cast<unsigned long long>(bad_bodies_),
-                static_cast<long long>(first_request_unix_ns_),
-                static_cast<long long>(last_request_unix_ns_), Percentile(lag_ms_, 0.5),
-                Percentile(lag_ms_, 0.99),
-                lag_ms_.empty() ? 0.0 : *std::max_element(lag_ms_.begin(), lag_ms_.end()));
+  std::snprintf(
+      text, sizeof(text),
+      "requests=%llu\nevents=%llu\nlifecycle_events=%llu\ntransitions=%llu\n"
+      "bytes=%llu\nbad_bodies=%llu\n"
+      "first_request_unix_ns=%lld\nlast_request_unix_ns=%lld\n"
+      "lag_p50_ms=%.1f\nlag_p99_ms=%.1f\nlag_max_ms=%.1f\n",
+      static_cast<unsigned long long>(requests_), static_cast<unsigned long long>(events_),
+      static_cast<unsigned long long>(lifecycle_events_),
+      static_cast<unsigned long long>(transitions_), static_cast<unsigned long long>(bytes_),
+      static_cast<unsigned long long>(bad_bodies_), static_cast<long long>(first_request_unix_ns_),
+      static_cast<long long>(last_request_unix_ns_), Percentile(lag_ms_, 0.5),
+      Percentile(lag_ms_, 0.99),
+      lag_ms_.empty() ? 0.0 : *std::max_element(lag_ms_.begin(), lag_ms_.end()));
   return text;
 }
 

@@ -14,8 +14,8 @@ class SinkStats {
   // Counts one POST body received at `now`.
   void Record(std::string_view body, std::chrono::system_clock::time_point now);
 
-  // requests, events, lifecycle_events, transitions, bytes, bad_bodies, first/last request times and the
-  // delivery lag (receive time minus the oldest event timestamp per batch).
+  // requests, events, lifecycle_events, transitions, bytes, bad_bodies, first/last request times
+  // and the delivery lag (receive time minus the oldest event timestamp per batch).
   std::string Format();
   uint64_t requests() const { return requests_; }
 

@@ -45,7 +45,8 @@ void WriteSequence(std::string* id, size_t offset, uint64_t sequence) {
 
 std::string MakeRuntimeEnv(uint64_t variant) {
   // About 200 characters, the shape Ray serializes a pip runtime env to.
-  return "{\"pip\": {\"packages\": [\"pandas==2.2.2\", \"pyarrow==16.1.0\", \"scikit-learn==1.5.0\"], "
+  return "{\"pip\": {\"packages\": [\"pandas==2.2.2\", \"pyarrow==16.1.0\", "
+         "\"scikit-learn==1.5.0\"], "
          "\"pip_check\": false}, \"env_vars\": {\"OMP_NUM_THREADS\": \"1\"}, \"working_dir\": "
          "\"gcs://_ray_pkg_5f1c2d3e4a5b" +
          std::to_string(100000 + variant % 900000) + ".zip\"}";
@@ -55,9 +56,10 @@ std::string MakeStackTrace() {
   std::string trace =
       "ray::preprocess_shard() (pid=48213, ip=10.0.12.34)\nTraceback (most recent call last):\n";
   for (int frame = 0; trace.size() < kStackTraceBytes; ++frame) {
-    trace += "  File \"/home/ray/anaconda3/lib/python3.11/site-packages/my_project/pipelines/stage_" +
-             std::to_string(frame) + ".py\", line " + std::to_string(100 + 17 * frame) +
-             ", in transform_batch\n    result = self._apply(batch, columns=columns)\n";
+    trace +=
+        "  File \"/home/ray/anaconda3/lib/python3.11/site-packages/my_project/pipelines/stage_" +
+        std::to_string(frame) + ".py\", line " + std::to_string(100 + 17 * frame) +
+        ", in transform_batch\n    result = self._apply(batch, columns=columns)\n";
   }
   trace.resize(kStackTraceBytes - 40);
   trace += "\nValueError: shard 1234 has no rows left";
@@ -194,7 +196,8 @@ uint64_t ReserveSequences(uint64_t count) {
 
 void StampForSend(AddEventsRequest& request, uint64_t first_sequence,
                   std::chrono::system_clock::time_point now) {
-  const auto since_epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
+  const auto since_epoch =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
   auto* events = request.mutable_events_data()->mutable_events();
   const uint64_t request_size = static_cast<uint64_t>(events->size());
   uint64_t task_sequence = first_sequence;

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   }
   if (cli->probe_url) {
     const ProbeResult probe = Probe(*cli->probe_url);
-    if (!probe.ok) std::cerr << "probe " << RedactUrl(*cli->probe_url) << ": " << probe.detail << "\n";
+    if (!probe.ok)
+      std::cerr << "probe " << RedactUrl(*cli->probe_url) << ": " << probe.detail << "\n";
     return probe.ok ? 0 : 1;
   }
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(*cli, Environment::FromProcess());
@@ -83,8 +84,7 @@ int main(int argc, char** argv) {
     }
   }
   if (cli->port_file) {
-    if (absl::Status written = WritePortFile(*cli->port_file, daemon.grpc_port());
-        !written.ok()) {
+    if (absl::Status written = WritePortFile(*cli->port_file, daemon.grpc_port()); !written.ok()) {
       logger->error("{}", std::string(written.message()));
       daemon.Stop();
       return 1;
@@ -116,9 +116,10 @@ int main(int argc, char** argv) {
       continue;
     }
     ApplyLogLevel(*logger, reloaded->config.log.level);
-    logger->info("SIGHUP: reloaded sink settings and log.level={} (other sections take effect "
-                 "on restart)",
-                 reloaded->config.log.level);
+    logger->info(
+        "SIGHUP: reloaded sink settings and log.level={} (other sections take effect "
+        "on restart)",
+        reloaded->config.log.level);
   }
   logger->info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   daemon.Stop();

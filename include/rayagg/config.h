@@ -28,7 +28,7 @@ struct GrpcConfig {
 
 // `buffer:` — the event log shared by every sink.
 struct BufferConfig {
-  uint64_t max_events = 100'000;             // Ray G3 default (MAX_EVENT_BUFFER_SIZE)
+  uint64_t max_events = 100'000;              // Ray G3 default (MAX_EVENT_BUFFER_SIZE)
   uint64_t max_bytes = 256ull * 1024 * 1024;  // serialized event bytes held
   // Merge events of one entity while no sink has read the earlier one
   // (docs/COALESCING.md).
@@ -99,7 +99,7 @@ struct SinkConfig {
   EventTypeFilter event_types = EventTypeFilter::RayDefault();
   bool preserve_proto_field_names = false;  // snake_case keys instead of lowerCamelCase
   BatchConfig batch;
-  Duration request_timeout{3000};           // total per POST: connect + send + receive
+  Duration request_timeout{3000};  // total per POST: connect + send + receive
   RetryConfig retry;
   // Sent with every request, after the built-in ones (which they may
   // replace). Values may be secrets: they are never logged.
@@ -120,7 +120,7 @@ struct SinkConfig {
 
 // `log:`
 struct LogConfig {
-  std::string level = "info";  // trace, debug, info, warn, error, critical, off
+  std::string level = "info";   // trace, debug, info, warn, error, critical, off
   std::string format = "text";  // text (one line: time level message key=value...) | json
   std::string file;             // empty: stderr; else appended to, rotated by size
   uint64_t max_file_bytes = 100ull * 1024 * 1024;  // rotate when the file would exceed this

@@ -44,8 +44,9 @@ absl::Status Daemon::Start() {
     sinks_.push_back(std::move(*sink));
   }
   if (sinks_.empty()) {
-    logger_->warn("no sinks configured: events are accepted and discarded "
-                  "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
+    logger_->warn(
+        "no sinks configured: events are accepted and discarded "
+        "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
   }
   for (auto& sink : sinks_) sink->Start();
   // One thread per sink up to the CPUs we may use; each sink is a strand, so
@@ -110,9 +111,9 @@ absl::Status Daemon::StartOps() {
     return MakeHttpResponse(request, http::status::ok, "ok\n");
   });
   ops_server_->AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
-    return ready_.load() ? MakeHttpResponse(request, http::status::ok, "ready\n")
-                         : MakeHttpResponse(request, http::status::service_unavailable,
-                                            "draining\n");
+    return ready_.load()
+               ? MakeHttpResponse(request, http::status::ok, "ready\n")
+               : MakeHttpResponse(request, http::status::service_unavailable, "draining\n");
   });
   absl::StatusOr<uint16_t> port = ops_server_->Start();
   if (!port.ok()) {
@@ -181,10 +182,9 @@ absl::Status Daemon::StartHttpIngest() {
                                       // PUBLISHER_TIMEOUT_SECONDS): longer is pointless.
                                       .read_timeout = std::chrono::seconds(10),
                                       .write_timeout = std::chrono::seconds(10)});
-  http_server_->AddRoute(http.path, {http::verb::post},
-                         [handler = http_ingest_.get()](HttpRequest& request) {
-                           return handler->Handle(request);
-                         });
+  http_server_->AddRoute(
+      http.path, {http::verb::post},
+      [handler = http_ingest_.get()](HttpRequest& request) { return handler->Handle(request); });
   absl::StatusOr<uint16_t> port = http_server_->Start();
   if (!port.ok()) {
     return absl::Status(port.status().code(),

@@ -9,9 +9,9 @@
 
 #include <spdlog/logger.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
-#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,8 +20,8 @@
 #include "buffer/event_log.h"
 #include "common/asio.h"
 #include "http/http_server.h"
-#include "ingest/http_ingest_handler.h"
 #include "ingest/grpc_ingest_server.h"
+#include "ingest/http_ingest_handler.h"
 #include "ingest/ingest_counters.h"
 #include "rayagg/config.h"
 #include "sinks/sink.h"

@@ -94,18 +94,16 @@ void RenderSinks(PrometheusWriter& w, const std::vector<std::unique_ptr<Sink>>& 
            [](const Sink& s) { return static_cast<double>(s.counters().retries.load()); });
   per_sink("rayagg_sink_split_batches_total", "counter", "Batches split in halves after a 413.",
            [](const Sink& s) { return static_cast<double>(s.counters().split_batches.load()); });
-  per_sink("rayagg_sink_in_flight_batches", "gauge",
-           "Batches being sent or waiting out a backoff (at most max_in_flight).",
-           [](const Sink& s) {
-             return static_cast<double>(s.counters().in_flight_batches.load());
-           });
+  per_sink(
+      "rayagg_sink_in_flight_batches", "gauge",
+      "Batches being sent or waiting out a backoff (at most max_in_flight).",
+      [](const Sink& s) { return static_cast<double>(s.counters().in_flight_batches.load()); });
   per_sink("rayagg_sink_refused_requests_total", "counter",
            "Ingest requests refused because this when_full: block sink was full.",
            [](const Sink& s) { return static_cast<double>(s.counters().refused_requests.load()); });
-  per_sink("rayagg_sink_consecutive_failures", "gauge", "Failed attempts since the last success.",
-           [](const Sink& s) {
-             return static_cast<double>(s.counters().consecutive_failures.load());
-           });
+  per_sink(
+      "rayagg_sink_consecutive_failures", "gauge", "Failed attempts since the last success.",
+      [](const Sink& s) { return static_cast<double>(s.counters().consecutive_failures.load()); });
   per_sink("rayagg_sink_last_success_timestamp_seconds", "gauge",
            "Unix time of the last successful delivery; 0 before the first.", [](const Sink& s) {
              return static_cast<double>(s.counters().last_success_unix_ms.load()) / 1000.0;
@@ -114,9 +112,10 @@ void RenderSinks(PrometheusWriter& w, const std::vector<std::unique_ptr<Sink>>& 
   w.Family("rayagg_sink_request_failures_total", "counter", "Failed attempts by reason.");
   for (const auto& sink : sinks) {
     for (size_t i = 0; i < kFailureReasonCount; ++i) {
-      w.Sample("rayagg_sink_request_failures_total",
-               {{"sink", sink->name()}, {"reason", FailureReasonName(static_cast<FailureReason>(i))}},
-               static_cast<double>(sink->request_stats().failures_by_reason[i].load()));
+      w.Sample(
+          "rayagg_sink_request_failures_total",
+          {{"sink", sink->name()}, {"reason", FailureReasonName(static_cast<FailureReason>(i))}},
+          static_cast<double>(sink->request_stats().failures_by_reason[i].load()));
     }
   }
   w.Family("rayagg_sink_dropped_events_total", "counter",
@@ -124,18 +123,18 @@ void RenderSinks(PrometheusWriter& w, const std::vector<std::unique_ptr<Sink>>& 
   for (const auto& sink : sinks) {
     for (const auto& [key, count] : sink->drops().Snapshot()) {
       const std::string type = TypeLabel(key.second);
-      w.Sample("rayagg_sink_dropped_events_total",
-               {{"sink", sink->name()}, {"reason", DropReasonName(key.first)}, {"event_type", type}},
-               static_cast<double>(count));
+      w.Sample(
+          "rayagg_sink_dropped_events_total",
+          {{"sink", sink->name()}, {"reason", DropReasonName(key.first)}, {"event_type", type}},
+          static_cast<double>(count));
     }
   }
   w.Family("rayagg_sink_request_duration_seconds", "histogram",
            "Time of each delivery attempt, by outcome.");
   for (const auto& sink : sinks) {
-    for (const auto& [outcome, histogram] :
-         {std::pair<std::string_view, const LatencyHistogram*>{"success",
-                                                               &sink->request_stats().succeeded},
-          {"failure", &sink->request_stats().failed}}) {
+    for (const auto& [outcome, histogram] : {std::pair<std::string_view, const LatencyHistogram*>{
+                                                 "success", &sink->request_stats().succeeded},
+                                             {"failure", &sink->request_stats().failed}}) {
       const LatencyHistogram::Snapshot snapshot = histogram->Read();
       w.Histogram("rayagg_sink_request_duration_seconds",
                   {{"sink", sink->name()}, {"outcome", outcome}}, LatencyHistogram::kBucketSeconds,
@@ -182,10 +181,9 @@ void RenderRayNames(PrometheusWriter& w, const MetricsInput& input) {
   w.Family("ray_aggregator_agent_publish_latency_seconds", "histogram",
            "Publish attempt latency (Ray's name).");
   for (const auto& sink : input.sinks) {
-    for (const auto& [outcome, histogram] :
-         {std::pair<std::string_view, const LatencyHistogram*>{"success",
-                                                               &sink->request_stats().succeeded},
-          {"failure", &sink->request_stats().failed}}) {
+    for (const auto& [outcome, histogram] : {std::pair<std::string_view, const LatencyHistogram*>{
+                                                 "success", &sink->request_stats().succeeded},
+                                             {"failure", &sink->request_stats().failed}}) {
       const LatencyHistogram::Snapshot snapshot = histogram->Read();
       w.Histogram("ray_aggregator_agent_publish_latency_seconds",
                   {{"Component", kRayComponent}, {"consumer", sink->name()}, {"Outcome", outcome}},

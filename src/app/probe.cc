@@ -27,10 +27,9 @@ ProbeResult Probe(const std::string& url_text, std::chrono::milliseconds timeout
   io_context.run();
   if (!result) return {false, "probe did not complete"};
   if (result->error) {
-    return {false, (result->error == asio::error::timed_out ? std::string("timed out after ") +
-                                                                  std::to_string(timeout.count()) +
-                                                                  "ms"
-                                                            : result->error.message())};
+    return {false, (result->error == asio::error::timed_out
+                        ? std::string("timed out after ") + std::to_string(timeout.count()) + "ms"
+                        : result->error.message())};
   }
   const unsigned status = result->response.status;
   const std::string detail = "status " + std::to_string(status);

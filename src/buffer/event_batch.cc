@@ -1,6 +1,5 @@
 #include "buffer/event_batch.h"
 
-
 namespace rayagg {
 
 void EventBatch::AddParts(int32_t event_type, std::span<const std::string_view> parts) {
@@ -36,13 +35,12 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
   // Parts of multi-part events before `first` (left to the caller) come
   // before those of the first one merged here.
   scratch_part_sizes_.swap(part_sizes_);
-  part_sizes_.assign(scratch_part_sizes_.begin(),
-                     scratch_part_sizes_.begin() +
-                         static_cast<ptrdiff_t>(scratch_spans_.front().parts_begin));
+  part_sizes_.assign(
+      scratch_part_sizes_.begin(),
+      scratch_part_sizes_.begin() + static_cast<ptrdiff_t>(scratch_spans_.front().parts_begin));
   size_t failed = 0;
   for (const Span& span : scratch_spans_) {
-    const std::string_view bytes =
-        std::string_view(scratch_data_).substr(span.offset, span.size);
+    const std::string_view bytes = std::string_view(scratch_data_).substr(span.offset, span.size);
     if (span.parts_count == 0) {
       Add(span.event_type, bytes, span.received);
       continue;

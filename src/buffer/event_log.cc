@@ -19,13 +19,13 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
                                        std::function<void()> on_available) {
   absl::MutexLock lock(&mutex_);
   const uint64_t tail = head_sequence_ + entries_.size();
-  cursors_.push_back(std::make_unique<Cursor>(
-      Cursor{.accepts = accepts,
-             .drops = &drops,
-             .on_available = std::move(on_available),
-             .next_sequence = tail,
-             .merger = merger_factory_ ? merger_factory_() : nullptr,
-             .sink_name = {}}));
+  cursors_.push_back(
+      std::make_unique<Cursor>(Cursor{.accepts = accepts,
+                                      .drops = &drops,
+                                      .on_available = std::move(on_available),
+                                      .next_sequence = tail,
+                                      .merger = merger_factory_ ? merger_factory_() : nullptr,
+                                      .sink_name = {}}));
   return cursors_.size() - 1;
 }
 
@@ -67,8 +67,8 @@ uint64_t EventLog::EntryBytes(uint64_t sequence) const {
 const EventLog::Cursor* EventLog::BlockingCursorFor(uint64_t events, uint64_t bytes) const {
   // How many head entries Append would evict to make room.
   const uint64_t held = entries_.size();
-  const uint64_t over_events = held + events > limits_.max_events ? held + events - limits_.max_events
-                                                                  : 0;
+  const uint64_t over_events =
+      held + events > limits_.max_events ? held + events - limits_.max_events : 0;
   const uint64_t over_bytes =
       held_bytes_ + bytes > limits_.max_bytes ? held_bytes_ + bytes - limits_.max_bytes : 0;
   uint64_t evicted = 0;

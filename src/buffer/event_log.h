@@ -22,9 +22,9 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,12 +63,12 @@ class EventLog final : public EventAppender {
   static constexpr uint32_t kMaxPartsPerEntry = 64;
 
   struct Snapshot {
-    uint64_t held_events = 0;     // entries; a merged entry counts once
+    uint64_t held_events = 0;  // entries; a merged entry counts once
     // Serialized event bytes; a coalesced entry counts its parts (an upper
     // bound on its merged size).
     uint64_t held_bytes = 0;
-    uint64_t reserved_bytes = 0;  // chunk memory, including slack
-    uint64_t appended_events = 0;  // received: every event passed to Append
+    uint64_t reserved_bytes = 0;       // chunk memory, including slack
+    uint64_t appended_events = 0;      // received: every event passed to Append
     uint64_t deduplicated_events = 0;  // dropped as duplicates (reason "duplicate")
     uint64_t coalesced_events = 0;     // merged into an earlier entry
   };

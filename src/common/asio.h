@@ -4,7 +4,7 @@
 #pragma once
 
 #include <utility>
-
+// (keeps clang-format from sorting <utility> after Boost)
 #include <boost/asio.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "config/event_type_list.h"
-#include "config/load_config.h"
 #include "common/sink_url.h"
 #include "common/text.h"
+#include "config/event_type_list.h"
+#include "config/load_config.h"
 #include "config/units.h"
 
 namespace rayagg {
@@ -55,18 +55,16 @@ void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
       "; batches of <= ", sink.batch.max_events, " events / ", FormatByteSize(sink.batch.max_bytes),
       " after ", FormatDuration(sink.batch.flush_interval), "; ",
       sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys"));
-  lines.push_back(strings::Cat("    request timeout ", FormatDuration(sink.request_timeout),
-                               "; retry ", retries, ", backoff ",
-                               FormatDuration(retry.initial_backoff), " doubling to ",
-                               FormatDuration(retry.max_backoff), ", ",
-                               retry.jitter_ratio.has_value()
-                                   ? strings::Cat("jitter ", *retry.jitter_ratio)
-                                   : std::string(sink.retry_policy == RetryPolicy::kRayCompat
-                                                     ? "jitter 0.1"
-                                                     : "full jitter"),
-                               sink.retry_policy == RetryPolicy::kRayCompat ? "; ray_compat" : "",
-                               sink.when_full == WhenFull::kBlock ? "; blocks ingest when full"
-                                                                  : ""));
+  lines.push_back(
+      strings::Cat("    request timeout ", FormatDuration(sink.request_timeout), "; retry ",
+                   retries, ", backoff ", FormatDuration(retry.initial_backoff), " doubling to ",
+                   FormatDuration(retry.max_backoff), ", ",
+                   retry.jitter_ratio.has_value()
+                       ? strings::Cat("jitter ", *retry.jitter_ratio)
+                       : std::string(sink.retry_policy == RetryPolicy::kRayCompat ? "jitter 0.1"
+                                                                                  : "full jitter"),
+                   sink.retry_policy == RetryPolicy::kRayCompat ? "; ray_compat" : "",
+                   sink.when_full == WhenFull::kBlock ? "; blocks ingest when full" : ""));
   if (std::string http = DescribeHttpOptions(sink); !http.empty()) {
     lines.push_back(strings::Cat("    ", http));
   }

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
 #include "config/problems.h"
 #include "config/ray_auth.h"
 #include "config/ray_environment.h"
-#include "common/text.h"
 #include "config/validate_config.h"
 
 namespace rayagg {

@@ -11,18 +11,15 @@
 namespace rayagg {
 namespace {
 
-std::string_view TrimBlanks(std::string_view text) {
-  return strings::StripBlanks(text, " \t\r\n");
-}
+std::string_view TrimBlanks(std::string_view text) { return strings::StripBlanks(text, " \t\r\n"); }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view source) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     const int error = errno;
-    return absl::NotFoundError(strings::Cat(kRayAuthMode, "=token but no token: ",
-                                            kRayAuthToken, " is not set and the token file ",
-                                            path, " (", source, ") cannot be read: ",
-                                            std::strerror(error)));
+    return absl::NotFoundError(strings::Cat(kRayAuthMode, "=token but no token: ", kRayAuthToken,
+                                            " is not set and the token file ", path, " (", source,
+                                            ") cannot be read: ", std::strerror(error)));
   }
   std::ostringstream content;
   content << file.rdbuf();
@@ -61,9 +58,9 @@ absl::Status ApplyRayAuth(const Environment& env, IngestAuthConfig& auth) {
   } else {
     const std::optional<std::string> home = env.Get("HOME");
     if (!home.has_value() || home->empty()) {
-      return absl::NotFoundError(strings::Cat(kRayAuthMode, "=token but no token: neither ",
-                                              kRayAuthToken, " nor ", kRayAuthTokenPath,
-                                              " is set, and HOME is unset (for ~/.ray/auth_token)"));
+      return absl::NotFoundError(
+          strings::Cat(kRayAuthMode, "=token but no token: neither ", kRayAuthToken, " nor ",
+                       kRayAuthTokenPath, " is set, and HOME is unset (for ~/.ray/auth_token)"));
     }
     path = *home + "/.ray/auth_token";
     source = "Ray's default";

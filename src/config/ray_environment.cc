@@ -6,9 +6,9 @@
 #include <limits>
 #include <span>
 
-#include "config/event_type_list.h"
 #include "common/sink_url.h"
 #include "common/text.h"
+#include "config/event_type_list.h"
 #include "config/units.h"
 
 namespace rayagg {

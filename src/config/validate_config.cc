@@ -97,7 +97,8 @@ void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& pro
                      FormatDuration(retry.initial_backoff), ") and at most ",
                      FormatDuration(kMaxDuration), "; got ", FormatDuration(retry.max_backoff)));
   }
-  if (retry.jitter_ratio.has_value() && !(*retry.jitter_ratio >= 0.0 && *retry.jitter_ratio <= 1.0)) {
+  if (retry.jitter_ratio.has_value() &&
+      !(*retry.jitter_ratio >= 0.0 && *retry.jitter_ratio <= 1.0)) {
     problems.Add(path + ".retry.jitter_ratio",
                  strings::Cat("must be from 0 to 1; got ", *retry.jitter_ratio));
   }
@@ -133,9 +134,9 @@ bool IsPrometheusLabelName(std::string_view name) {
 }
 
 bool IsReservedMetricLabel(std::string_view name) {
-  constexpr std::string_view kReserved[] = {"sink",    "reason",  "event_type", "outcome", "le",
-                                            "version", "result",  "consumer",   "Outcome",
-                                            "Component"};
+  constexpr std::string_view kReserved[] = {"sink",    "reason",   "event_type", "outcome",
+                                            "le",      "version",  "result",     "consumer",
+                                            "Outcome", "Component"};
   return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
 }
 
@@ -182,12 +183,13 @@ void ValidateConfig(const Config& config, Problems& problems) {
     const std::string path = strings::Cat("sinks[", i, "]");
     ValidateSink(config.sinks[i], path, problems);
     if (PostsToOwnHttpIngest(config.sinks[i], config.http_ingest)) {
-      problems.Add(path + ".url",
-                   strings::Cat("posts to this daemon's own HTTP ingest (http_ingest listens on port ",
-                                config.http_ingest.port, " at ", config.http_ingest.path,
-                                "): events would loop. A sink created from ", kRayEnvPrefix,
-                                "EVENTS_EXPORT_ADDR means that variable, meant for Ray's "
-                                "agent, is also set for the aggregator: unset it there"));
+      problems.Add(
+          path + ".url",
+          strings::Cat("posts to this daemon's own HTTP ingest (http_ingest listens on port ",
+                       config.http_ingest.port, " at ", config.http_ingest.path,
+                       "): events would loop. A sink created from ", kRayEnvPrefix,
+                       "EVENTS_EXPORT_ADDR means that variable, meant for Ray's "
+                       "agent, is also set for the aggregator: unset it there"));
     }
     auto [it, inserted] = first_index_by_name.emplace(config.sinks[i].name, i);
     if (!inserted) {
@@ -200,10 +202,12 @@ void ValidateConfig(const Config& config, Problems& problems) {
                                            "; got \"", config.log.level, "\""));
   }
   if (std::find(kLogFormats.begin(), kLogFormats.end(), config.log.format) == kLogFormats.end()) {
-    problems.Add("log.format", strings::Cat("must be text or json; got \"", config.log.format, "\""));
+    problems.Add("log.format",
+                 strings::Cat("must be text or json; got \"", config.log.format, "\""));
   }
   if (config.log.max_file_bytes < kMinLogFileBytes) {
-    problems.Add("log.max_file_bytes", strings::Cat("must be >= ", FormatByteSize(kMinLogFileBytes)));
+    problems.Add("log.max_file_bytes",
+                 strings::Cat("must be >= ", FormatByteSize(kMinLogFileBytes)));
   }
   if (config.log.max_files < 1 || config.log.max_files > kMaxLogFiles) {
     problems.Add("log.max_files", strings::Cat("must be from 1 to ", kMaxLogFiles));
@@ -213,7 +217,8 @@ void ValidateConfig(const Config& config, Problems& problems) {
   for (const auto& [name, value] : config.ops.constant_labels) {
     const std::string path = strings::Cat("ops.constant_labels.", name);
     if (!IsPrometheusLabelName(name)) {
-      problems.Add(path, "is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)");
+      problems.Add(path,
+                   "is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)");
     } else if (IsReservedMetricLabel(name)) {
       problems.Add(path, "is a label the metrics already use; choose another name");
     } else if (label_seen[name]) {

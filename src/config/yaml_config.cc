@@ -5,10 +5,10 @@
 
 #include <limits>
 
+#include "common/text.h"
 #include "config/load_config.h"
 #include "config/problems.h"
 #include "config/ray_environment.h"
-#include "common/text.h"
 #include "config/units.h"
 #include "config/validate_config.h"
 #include "config/yaml_reader.h"
@@ -59,25 +59,24 @@ void ReadBatch(YamlReader& r, const Node& node, const Path& path, BatchConfig& b
 }
 
 void ReadRetry(YamlReader& r, const Node& node, const Path& path, RetryConfig& retry) {
-  r.Map(
-      node, path,
-      {{"initial_backoff",
-        [&](const Node& v, const Path& p) {
-          r.Duration(v, p, Duration(1), retry.initial_backoff);
-        }},
-       {"max_backoff",
-        [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), retry.max_backoff); }},
-       {"jitter_ratio",
-        [&](const Node& v, const Path& p) {
-          double ratio = 0;
-          if (r.Double(v, p, 0.0, 1.0, ratio)) retry.jitter_ratio = ratio;
-        }},
-       {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }},
-       {"max_elapsed",
-        [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(0), retry.max_elapsed); }},
-       {"max_retry_after", [&](const Node& v, const Path& p) {
-          r.Duration(v, p, Duration(0), retry.max_retry_after);
-        }}});
+  r.Map(node, path,
+        {{"initial_backoff",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, Duration(1), retry.initial_backoff);
+          }},
+         {"max_backoff",
+          [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(1), retry.max_backoff); }},
+         {"jitter_ratio",
+          [&](const Node& v, const Path& p) {
+            double ratio = 0;
+            if (r.Double(v, p, 0.0, 1.0, ratio)) retry.jitter_ratio = ratio;
+          }},
+         {"max_retries", [&](const Node& v, const Path& p) { r.Int(v, p, -1, retry.max_retries); }},
+         {"max_elapsed",
+          [&](const Node& v, const Path& p) { r.Duration(v, p, Duration(0), retry.max_elapsed); }},
+         {"max_retry_after", [&](const Node& v, const Path& p) {
+            r.Duration(v, p, Duration(0), retry.max_retry_after);
+          }}});
 }
 
 // `headers:` — a map of header name to value, kept in file order. Values
@@ -139,8 +138,8 @@ void ReadEnum(YamlReader& r, const Node& node, const Path& path,
     }
     known.push_back(name);
   }
-  r.Fail(node, path, strings::Cat("must be one of ", strings::Join(known, ", "), "; got \"", text,
-                                  "\""));
+  r.Fail(node, path,
+         strings::Cat("must be one of ", strings::Join(known, ", "), "; got \"", text, "\""));
 }
 
 constexpr std::pair<std::string_view, RetryPolicy> kRetryPolicies[] = {
@@ -172,7 +171,9 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
         [&](const Node& v, const Path& p) { ReadCompression(r, v, p, sink.compression); }},
        {"tls", [&](const Node& v, const Path& p) { ReadTls(r, v, p, sink.tls); }},
        {"retry_policy",
-        [&](const Node& v, const Path& p) { ReadEnum(r, v, p, kRetryPolicies, sink.retry_policy); }},
+        [&](const Node& v, const Path& p) {
+          ReadEnum(r, v, p, kRetryPolicies, sink.retry_policy);
+        }},
        {"max_in_flight",
         [&](const Node& v, const Path& p) {
           uint64_t value = sink.max_in_flight;
@@ -212,9 +213,8 @@ void ReadLog(YamlReader& r, const Node& node, const Path& path, LogConfig& log) 
           [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, kMinLogFileBytes, kNoMax, log.max_file_bytes);
           }},
-         {"max_files", [&](const Node& v, const Path& p) {
-            r.Uint(v, p, 1, kMaxLogFiles, log.max_files);
-          }}});
+         {"max_files",
+          [&](const Node& v, const Path& p) { r.Uint(v, p, 1, kMaxLogFiles, log.max_files); }}});
 }
 
 // A map of label name -> value; values keep their ${VAR} until LoadConfig.

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/event_type_names.h"
-#include "config/event_type_list.h"
 #include "common/text.h"
+#include "config/event_type_list.h"
 #include "config/units.h"
 
 namespace rayagg {

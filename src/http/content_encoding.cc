@@ -25,8 +25,8 @@ absl::StatusOr<std::string> Inflate(std::string_view input, int window_bits, uin
   int result = Z_OK;
   while (result != Z_STREAM_END) {
     if (out.size() > max_bytes) break;
-    const size_t step = std::min<uint64_t>(std::max<size_t>(out.size(), 64 * 1024),
-                                           max_bytes + 1 - out.size());
+    const size_t step =
+        std::min<uint64_t>(std::max<size_t>(out.size(), 64 * 1024), max_bytes + 1 - out.size());
     const size_t old_size = out.size();
     out.resize(old_size + step);
     stream.next_out = reinterpret_cast<Bytef*>(out.data() + old_size);

@@ -19,8 +19,8 @@ constexpr size_t kMaxChunk = std::numeric_limits<uInt>::max();
 
 absl::Status GzipCompress(std::string_view in, std::string& out, int level) {
   z_stream stream{};
-  if (deflateInit2(&stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel,
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
     return absl::ResourceExhaustedError("zlib deflateInit2 failed");
   }
   // deflateBound is exact enough for one pass when the input fits in uLong.

@@ -3,13 +3,12 @@
 // through it; classification of the answer (retry, drop) is the caller's job.
 #pragma once
 
+#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <boost/beast/ssl.hpp>
 
 #include "common/asio.h"
 #include "common/url.h"
@@ -94,7 +93,8 @@ class HttpClient {
   asio::awaitable<boost::system::error_code> Connect(std::chrono::steady_clock::time_point deadline,
                                                      uint64_t close_generation);
   // SNI, host name check and handshake on the freshly connected tls_stream_.
-  asio::awaitable<boost::system::error_code> Handshake(std::chrono::steady_clock::time_point deadline);
+  asio::awaitable<boost::system::error_code> Handshake(
+      std::chrono::steady_clock::time_point deadline);
   // `request` lives in Post's frame, which awaits this call directly.
   asio::awaitable<Attempt> Exchange(const http::request<http::string_body>& request,
                                     std::chrono::steady_clock::time_point deadline,

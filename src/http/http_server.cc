@@ -65,7 +65,8 @@ HttpServerResponse ErrorWithoutRequest(http::status status, std::string body) {
 HttpServerResponse MakeHttpResponse(const HttpRequest& request, http::status status,
                                     std::string body, std::string_view content_type) {
   HttpServerResponse response{status, request.version()};
-  response.set(http::field::content_type, beast::string_view(content_type.data(), content_type.size()));
+  response.set(http::field::content_type,
+               beast::string_view(content_type.data(), content_type.size()));
   response.body() = std::move(body);
   return response;
 }
@@ -78,8 +79,7 @@ HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
 
 HttpServer::~HttpServer() { Stop(); }
 
-void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods,
-                          HttpHandler handler) {
+void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler) {
   routes_[std::move(path)] = Route{std::move(methods), std::move(handler)};
 }
 
@@ -230,9 +230,8 @@ HttpServerResponse HttpServer::Dispatch(HttpRequest& request) {
     return MakeHttpResponse(request, http::status::not_found, "not found\n");
   }
   const std::vector<http::verb>& methods = route->second.methods;
-  const bool allowed =
-      Allows(methods, request.method()) ||
-      (request.method() == http::verb::head && Allows(methods, http::verb::get));
+  const bool allowed = Allows(methods, request.method()) ||
+                       (request.method() == http::verb::head && Allows(methods, http::verb::get));
   if (!allowed) {
     HttpServerResponse response =
         MakeHttpResponse(request, http::status::method_not_allowed, "method not allowed\n");
@@ -310,10 +309,9 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
     }
     if (too_large) {
       ++counters_.bodies_too_large;
-      HttpServerResponse response =
-          ErrorWithoutRequest(http::status::payload_too_large,
-                              "request body larger than " +
-                                  std::to_string(options_.max_body_bytes) + " bytes\n");
+      HttpServerResponse response = ErrorWithoutRequest(
+          http::status::payload_too_large,
+          "request body larger than " + std::to_string(options_.max_body_bytes) + " bytes\n");
       stream.expires_after(options_.write_timeout);
       co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
       if (!ec) {

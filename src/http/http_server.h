@@ -54,11 +54,11 @@ struct HttpServerCounters {
   std::atomic<uint64_t> connections_accepted{0};
   // Closed at once because max_connections were open.
   std::atomic<uint64_t> connections_refused{0};
-  std::atomic<uint64_t> requests{0};  // complete requests routed (any status)
-  std::atomic<uint64_t> bad_requests{0};        // malformed HTTP, answered 400
-  std::atomic<uint64_t> bodies_too_large{0};    // answered 413
-  std::atomic<uint64_t> timeouts{0};            // a read or write deadline passed
-  std::atomic<uint64_t> handler_errors{0};      // a handler threw; answered 500
+  std::atomic<uint64_t> requests{0};          // complete requests routed (any status)
+  std::atomic<uint64_t> bad_requests{0};      // malformed HTTP, answered 400
+  std::atomic<uint64_t> bodies_too_large{0};  // answered 413
+  std::atomic<uint64_t> timeouts{0};          // a read or write deadline passed
+  std::atomic<uint64_t> handler_errors{0};    // a handler threw; answered 500
 };
 
 // A plain response for `request`: status, Content-Type and body.

@@ -9,8 +9,7 @@ namespace {
 
 absl::Status FileError(std::string_view key, const std::string& path,
                        const boost::system::error_code& error) {
-  return absl::InvalidArgumentError(
-      strings::Cat("tls.", key, " ", path, ": ", error.message()));
+  return absl::InvalidArgumentError(strings::Cat("tls.", key, " ", path, ": ", error.message()));
 }
 
 }  // namespace
@@ -42,9 +41,8 @@ absl::StatusOr<HttpClientTls> MakeHttpClientTls(const TlsConfig& tls) {
     context->use_private_key_file(tls.key_file, asio::ssl::context::pem, error);
     if (error) return FileError("key_file", tls.key_file, error);
     if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
-      return absl::InvalidArgumentError(strings::Cat("tls.key_file ", tls.key_file,
-                                                     ": does not match tls.cert_file ",
-                                                     tls.cert_file));
+      return absl::InvalidArgumentError(strings::Cat(
+          "tls.key_file ", tls.key_file, ": does not match tls.cert_file ", tls.cert_file));
     }
   }
   return HttpClientTls{std::move(context), tls.server_name, !tls.insecure_skip_verify};

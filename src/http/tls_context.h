@@ -2,10 +2,9 @@
 // settings and shared by all of that sink's connections.
 #pragma once
 
+#include <boost/asio/ssl/context.hpp>
 #include <memory>
 #include <string>
-
-#include <boost/asio/ssl/context.hpp>
 
 #include "absl/status/statusor.h"
 #include "common/asio.h"

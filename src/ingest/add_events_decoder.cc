@@ -15,13 +15,13 @@
 namespace rayagg {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // Field numbers from the wire spec §3.
-constexpr int kRequestEventsData = 1;    // AddEventsRequest.events_data
-constexpr int kDataEvents = 1;           // RayEventsData.events
-constexpr int kDataTaskMetadata = 2;     // RayEventsData.task_events_metadata
+constexpr int kRequestEventsData = 1;  // AddEventsRequest.events_data
+constexpr int kDataEvents = 1;         // RayEventsData.events
+constexpr int kDataTaskMetadata = 2;   // RayEventsData.task_events_metadata
 
 // The validation parse of each event runs on an arena reset per event: a
 // reused heap message would free and reallocate its payload, maps and
@@ -40,7 +40,9 @@ google::protobuf::ArenaOptions ArenaOn(char* block) {
 class Decoder {
  public:
   explicit Decoder(std::string_view wire)
-      : wire_(wire), arena_block_(new char[kArenaBlockBytes]), arena_(ArenaOn(arena_block_.get())) {}
+      : wire_(wire),
+        arena_block_(new char[kArenaBlockBytes]),
+        arena_(ArenaOn(arena_block_.get())) {}
 
   absl::StatusOr<DecodedRequest> Decode() {
     CodedInputStream input(reinterpret_cast<const uint8_t*>(wire_.data()),
@@ -124,9 +126,8 @@ class Decoder {
                      " is not a valid RayEvent");
     }
     const EventKeys keys = KeysOf(*event);
-    result_.events.push_back(
-        IncomingEvent{bytes, static_cast<int32_t>(event->event_type()), keys.event_id_hash,
-                      keys.entity_key});
+    result_.events.push_back(IncomingEvent{bytes, static_cast<int32_t>(event->event_type()),
+                                           keys.event_id_hash, keys.entity_key});
     return absl::OkStatus();
   }
 

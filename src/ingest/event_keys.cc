@@ -49,8 +49,7 @@ uint64_t EntityKeyOf(const ray::rpc::events::RayEvent& e) {
                       e.node_definition_event().node_id());
   }
   if (e.has_node_lifecycle_event()) {
-    return EntityHash(RayEvent::kNodeLifecycleEventFieldNumber,
-                      e.node_lifecycle_event().node_id());
+    return EntityHash(RayEvent::kNodeLifecycleEventFieldNumber, e.node_lifecycle_event().node_id());
   }
   if (e.has_actor_definition_event()) {
     return EntityHash(RayEvent::kActorDefinitionEventFieldNumber,

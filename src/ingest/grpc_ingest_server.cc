@@ -35,7 +35,8 @@ absl::StatusOr<int> GrpcIngestServer::Start() {
     server_.reset();
     return absl::UnavailableError("cannot listen for gRPC on " + address);
   }
-  logger_.info("serving gRPC AddEvents address={} auth={}", JoinHostPort(config_.address, bound_port),
+  logger_.info("serving gRPC AddEvents address={} auth={}",
+               JoinHostPort(config_.address, bound_port),
                service_.auth_required() ? "ray-token" : "none");
   return bound_port;
 }

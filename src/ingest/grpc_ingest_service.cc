@@ -38,8 +38,9 @@ grpc::ServerUnaryReactor* GrpcIngestService::AddEvents(grpc::CallbackServerConte
   // unauthenticated call is not counted as a request and never decoded.
   if (!auth_.Allows(AuthorizationOf(*context))) {
     counters_.unauthenticated_requests.fetch_add(1, std::memory_order_relaxed);
-    reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                                 "missing or invalid authorization bearer token (RAY_AUTH_MODE=token)"));
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                     "missing or invalid authorization bearer token (RAY_AUTH_MODE=token)"));
     return reactor;
   }
   reactor->Finish(Handle(*request, *response));
@@ -63,7 +64,8 @@ grpc::Status GrpcIngestService::Handle(const grpc::ByteBuffer& request,
       logger_.warn("rejected AddEvents request: {} bytes={} suppressed_warnings={}",
                    std::string(decoded.status().message()), wire.size(), *suppressed);
     }
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(decoded.status().message()));
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        std::string(decoded.status().message()));
   }
   counters_.received_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);
   counters_.sender_dropped_task_attempts.fetch_add(decoded->dropped_task_attempts,

@@ -40,9 +40,9 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
   counters_.http_requests.fetch_add(1, std::memory_order_relaxed);
   const auto encoding = request[http::field::content_encoding];
-  absl::StatusOr<std::string> body = DecodeContentEncoding(
-      std::string_view(encoding.data(), encoding.size()), std::move(request.body()),
-      max_body_bytes_);
+  absl::StatusOr<std::string> body =
+      DecodeContentEncoding(std::string_view(encoding.data(), encoding.size()),
+                            std::move(request.body()), max_body_bytes_);
   if (!body.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(body.status().message());
@@ -73,8 +73,10 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
                      [&](size_t, ray::rpc::events::RayEvent& event) {
                        const EventKeys keys = KeysOf(event);
                        serialized.push_back(event.SerializeAsString());
-                       events.push_back(IncomingEvent{{}, static_cast<int32_t>(event.event_type()),
-                                                      keys.event_id_hash, keys.entity_key});
+                       events.push_back(IncomingEvent{{},
+                                                      static_cast<int32_t>(event.event_type()),
+                                                      keys.event_id_hash,
+                                                      keys.entity_key});
                      },
                  .on_error =
                      [&](size_t index, int32_t claimed_type, std::string reason) {
@@ -102,8 +104,8 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
 
   if (absl::Status appended = appender_.Append(events); !appended.ok()) {
     counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
-    HttpServerResponse response = ErrorResponse(request, http::status::service_unavailable,
-                                                std::string(appended.message()));
+    HttpServerResponse response =
+        ErrorResponse(request, http::status::service_unavailable, std::string(appended.message()));
     response.set(http::field::retry_after, "1");
     return response;
   }

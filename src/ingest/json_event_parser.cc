@@ -101,8 +101,8 @@ std::optional<double> ToDouble(const Json& value) {
 std::optional<std::string> FromBase64(const std::string& text) {
   std::string out;
   const bool web_safe = text.find_first_of("-_") != std::string::npos;
-  const bool ok = web_safe ? absl::WebSafeBase64Unescape(text, &out)
-                           : absl::Base64Unescape(text, &out);
+  const bool ok =
+      web_safe ? absl::WebSafeBase64Unescape(text, &out) : absl::Base64Unescape(text, &out);
   if (!ok) return std::nullopt;
   return out;
 }
@@ -119,12 +119,11 @@ class Converter {
       const Field* field = descriptor->FindFieldByCamelcaseName(key);
       if (field == nullptr) field = descriptor->FindFieldByName(key);
       if (field == nullptr) continue;  // a newer sender's field: ignored
-      if (member.is_null()) continue;   // proto3 JSON: null means the default
+      if (member.is_null()) continue;  // proto3 JSON: null means the default
       Result error = FieldValue(member, message, *field);
       if (error) {
-        error->path = error->path.empty() || error->path.front() == '['
-                          ? key + error->path
-                          : key + "." + error->path;
+        error->path = error->path.empty() || error->path.front() == '[' ? key + error->path
+                                                                        : key + "." + error->path;
         return error;
       }
     }
@@ -142,8 +141,8 @@ class Converter {
         Result error = value[i].is_null() ? Fail("null in a repeated field")
                                           : Scalar(value[i], message, field, /*add=*/true);
         if (error) {
-          error->path = "[" + std::to_string(i) + "]" +
-                        (error->path.empty() ? "" : "." + error->path);
+          error->path =
+              "[" + std::to_string(i) + "]" + (error->path.empty() ? "" : "." + error->path);
           return error;
         }
       }
@@ -175,24 +174,39 @@ class Converter {
   Result MapKey(const std::string& key, pb::Message& entry, const Field& field) {
     const pb::Reflection* r = entry.GetReflection();
     switch (field.cpp_type()) {
-      case Field::CPPTYPE_STRING: r->SetString(&entry, &field, key); return std::nullopt;
+      case Field::CPPTYPE_STRING:
+        r->SetString(&entry, &field, key);
+        return std::nullopt;
       case Field::CPPTYPE_BOOL:
         if (key != "true" && key != "false") return Fail("map key is not a boolean");
         r->SetBool(&entry, &field, key == "true");
         return std::nullopt;
       case Field::CPPTYPE_INT32:
-        if (auto v = IntegerFromString<int32_t>(key)) { r->SetInt32(&entry, &field, *v); return std::nullopt; }
+        if (auto v = IntegerFromString<int32_t>(key)) {
+          r->SetInt32(&entry, &field, *v);
+          return std::nullopt;
+        }
         break;
       case Field::CPPTYPE_INT64:
-        if (auto v = IntegerFromString<int64_t>(key)) { r->SetInt64(&entry, &field, *v); return std::nullopt; }
+        if (auto v = IntegerFromString<int64_t>(key)) {
+          r->SetInt64(&entry, &field, *v);
+          return std::nullopt;
+        }
         break;
       case Field::CPPTYPE_UINT32:
-        if (auto v = IntegerFromString<uint32_t>(key)) { r->SetUInt32(&entry, &field, *v); return std::nullopt; }
+        if (auto v = IntegerFromString<uint32_t>(key)) {
+          r->SetUInt32(&entry, &field, *v);
+          return std::nullopt;
+        }
         break;
       case Field::CPPTYPE_UINT64:
-        if (auto v = IntegerFromString<uint64_t>(key)) { r->SetUInt64(&entry, &field, *v); return std::nullopt; }
+        if (auto v = IntegerFromString<uint64_t>(key)) {
+          r->SetUInt64(&entry, &field, *v);
+          return std::nullopt;
+        }
         break;
-      default: break;
+      default:
+        break;
     }
     return Fail("map key is not an integer of the key type");
   }
@@ -275,8 +289,7 @@ class Converter {
         } else {
           return WrongType(value, "an enum name or number");
         }
-        add ? r->AddEnumValue(&message, &field, number)
-            : r->SetEnumValue(&message, &field, number);
+        add ? r->AddEnumValue(&message, &field, number) : r->SetEnumValue(&message, &field, number);
         return std::nullopt;
       }
       case Field::CPPTYPE_MESSAGE: {
@@ -376,7 +389,7 @@ class EventArraySax {
     // kRepeated and kMap: the field being filled.
     const Field* field = nullptr;
     std::string key{};  // kMessage: the last key (for error paths); kMap: the entry's key
-    size_t index = 0;  // kRepeated: the next element's index
+    size_t index = 0;   // kRepeated: the next element's index
   };
 
   bool Skipping() const { return skip_until_depth_ >= 0; }
@@ -434,7 +447,8 @@ class EventArraySax {
     }
     // kMap: a map value that is an object (a message-valued map) or an array (an error).
     pb::Message* entry = frame.message->GetReflection()->AddMessage(frame.message, frame.field);
-    if (Result error = converter_.MapKey(frame.key, *entry, *frame.field->message_type()->map_key())) {
+    if (Result error =
+            converter_.MapKey(frame.key, *entry, *frame.field->message_type()->map_key())) {
       return ElementError(std::move(error), 0);
     }
     const Field* value_field = frame.field->message_type()->map_value();
@@ -458,7 +472,8 @@ class EventArraySax {
     }
     if (well_known != pb::Descriptor::WELLKNOWNTYPE_UNSPECIFIED) {
       // None in Ray's events; JsonToMessage hands them to protobuf's parser.
-      return ElementError(Fail("unsupported well-known type " + child->GetDescriptor()->full_name()), 0);
+      return ElementError(
+          Fail("unsupported well-known type " + child->GetDescriptor()->full_name()), 0);
     }
     frames_.push_back(Frame{Frame::kMessage, child});
     return true;
@@ -498,19 +513,21 @@ class EventArraySax {
         if (frame.field == nullptr || value.is_null()) return true;  // unknown, or default
         return ElementError(converter_.FieldValue(value, *frame.message, *frame.field), 0);
       case Frame::kRepeated: {
-        Result error = value.is_null() ? Fail("null in a repeated field")
-                                       : converter_.Scalar(value, *frame.message, *frame.field, true);
+        Result error = value.is_null()
+                           ? Fail("null in a repeated field")
+                           : converter_.Scalar(value, *frame.message, *frame.field, true);
         if (error) return ElementError(std::move(error), 0);  // the path names this index
         ++frame.index;
         return true;
       }
       case Frame::kMap: {
         if (value.is_null()) return ElementError(Fail("null map value"), 0);
-        pb::Message* entry =
-            frame.message->GetReflection()->AddMessage(frame.message, frame.field);
-        Result error = converter_.MapKey(frame.key, *entry, *frame.field->message_type()->map_key());
+        pb::Message* entry = frame.message->GetReflection()->AddMessage(frame.message, frame.field);
+        Result error =
+            converter_.MapKey(frame.key, *entry, *frame.field->message_type()->map_key());
         if (!error) {
-          error = converter_.Scalar(value, *entry, *frame.field->message_type()->map_value(), false);
+          error =
+              converter_.Scalar(value, *entry, *frame.field->message_type()->map_value(), false);
         }
         return ElementError(std::move(error), 0);
       }
@@ -523,7 +540,8 @@ class EventArraySax {
       claimed_type_ = EventTypeFromName(value.get_ref<const std::string&>()).value_or(0);
     } else if (value.is_number_integer()) {
       const int64_t number = value.get<int64_t>();
-      claimed_type_ = number > 0 && number <= MaxKnownEventType() ? static_cast<int32_t>(number) : 0;
+      claimed_type_ =
+          number > 0 && number <= MaxKnownEventType() ? static_cast<int32_t>(number) : 0;
     }
   }
 

@@ -108,19 +108,27 @@ struct MessagePlan {
 
 Kind KindOf(const pb::FieldDescriptor* field) {
   switch (field->cpp_type()) {
-    case pb::FieldDescriptor::CPPTYPE_INT32: return Kind::kInt32;
-    case pb::FieldDescriptor::CPPTYPE_INT64: return Kind::kInt64;
-    case pb::FieldDescriptor::CPPTYPE_UINT32: return Kind::kUInt32;
-    case pb::FieldDescriptor::CPPTYPE_UINT64: return Kind::kUInt64;
-    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return Kind::kDouble;
-    case pb::FieldDescriptor::CPPTYPE_FLOAT: return Kind::kFloat;
-    case pb::FieldDescriptor::CPPTYPE_BOOL: return Kind::kBool;
-    case pb::FieldDescriptor::CPPTYPE_ENUM: return Kind::kEnum;
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+      return Kind::kInt32;
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+      return Kind::kInt64;
+    case pb::FieldDescriptor::CPPTYPE_UINT32:
+      return Kind::kUInt32;
+    case pb::FieldDescriptor::CPPTYPE_UINT64:
+      return Kind::kUInt64;
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+      return Kind::kDouble;
+    case pb::FieldDescriptor::CPPTYPE_FLOAT:
+      return Kind::kFloat;
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      return Kind::kBool;
+    case pb::FieldDescriptor::CPPTYPE_ENUM:
+      return Kind::kEnum;
     case pb::FieldDescriptor::CPPTYPE_STRING:
       return field->type() == pb::FieldDescriptor::TYPE_BYTES ? Kind::kBytes : Kind::kString;
     case pb::FieldDescriptor::CPPTYPE_MESSAGE:
       return field->message_type()->full_name() == "google.protobuf.Timestamp" ? Kind::kTimestamp
-                                                                              : Kind::kMessage;
+                                                                               : Kind::kMessage;
   }
   return Kind::kInt32;
 }
@@ -179,7 +187,8 @@ struct MessageJsonWriterImpl {
       plan.min = min;
       plan.quoted_names.resize(static_cast<size_t>(max - min + 1));
       for (int i = 0; i < descriptor->value_count(); ++i) {
-        std::string& name = plan.quoted_names[static_cast<size_t>(descriptor->value(i)->number() - min)];
+        std::string& name =
+            plan.quoted_names[static_cast<size_t>(descriptor->value(i)->number() - min)];
         if (name.empty()) json::AppendQuoted(descriptor->value(i)->name(), name);
       }
     }
@@ -267,8 +276,12 @@ struct MessageJsonWriterImpl {
                       std::string& out) {
     const pb::FieldDescriptor* field = f.field;
     switch (f.value.kind) {
-      case Kind::kInt32: json::AppendInt64(r->GetInt32(m, field), out); return true;
-      case Kind::kUInt32: json::AppendUInt64(r->GetUInt32(m, field), out); return true;
+      case Kind::kInt32:
+        json::AppendInt64(r->GetInt32(m, field), out);
+        return true;
+      case Kind::kUInt32:
+        json::AppendUInt64(r->GetUInt32(m, field), out);
+        return true;
       case Kind::kInt64:
         out.push_back('"');
         json::AppendInt64(r->GetInt64(m, field), out);
@@ -279,8 +292,12 @@ struct MessageJsonWriterImpl {
         json::AppendUInt64(r->GetUInt64(m, field), out);
         out.push_back('"');
         return true;
-      case Kind::kDouble: json::AppendDouble(r->GetDouble(m, field), out); return true;
-      case Kind::kFloat: json::AppendFloat(r->GetFloat(m, field), out); return true;
+      case Kind::kDouble:
+        json::AppendDouble(r->GetDouble(m, field), out);
+        return true;
+      case Kind::kFloat:
+        json::AppendFloat(r->GetFloat(m, field), out);
+        return true;
       case Kind::kBool:
         if (r->GetBool(m, field)) {
           out.append("true", 4);
@@ -288,7 +305,9 @@ struct MessageJsonWriterImpl {
           out.append("false", 5);
         }
         return true;
-      case Kind::kEnum: AppendEnum(*f.value.enum_plan, r->GetEnumValue(m, field), out); return true;
+      case Kind::kEnum:
+        AppendEnum(*f.value.enum_plan, r->GetEnumValue(m, field), out);
+        return true;
       case Kind::kString:
         json::AppendQuoted(r->GetStringReference(m, field, &scratch), out);
         return true;
@@ -298,7 +317,8 @@ struct MessageJsonWriterImpl {
       case Kind::kMessage:
         return AppendMessage(*f.value.message, const_cast<pb::Message&>(r->GetMessage(m, field)),
                              out);
-      case Kind::kTimestamp: return AppendTimestamp(*f.value.message, r->GetMessage(m, field), out);
+      case Kind::kTimestamp:
+        return AppendTimestamp(*f.value.message, r->GetMessage(m, field), out);
     }
     return true;
   }
@@ -311,8 +331,12 @@ struct MessageJsonWriterImpl {
     for (int i = 0; i < n; ++i) {
       if (i != 0) out.push_back(',');
       switch (f.value.kind) {
-        case Kind::kInt32: json::AppendInt64(r->GetRepeatedInt32(m, field, i), out); break;
-        case Kind::kUInt32: json::AppendUInt64(r->GetRepeatedUInt32(m, field, i), out); break;
+        case Kind::kInt32:
+          json::AppendInt64(r->GetRepeatedInt32(m, field, i), out);
+          break;
+        case Kind::kUInt32:
+          json::AppendUInt64(r->GetRepeatedUInt32(m, field, i), out);
+          break;
         case Kind::kInt64:
           out.push_back('"');
           json::AppendInt64(r->GetRepeatedInt64(m, field, i), out);
@@ -323,8 +347,12 @@ struct MessageJsonWriterImpl {
           json::AppendUInt64(r->GetRepeatedUInt64(m, field, i), out);
           out.push_back('"');
           break;
-        case Kind::kDouble: json::AppendDouble(r->GetRepeatedDouble(m, field, i), out); break;
-        case Kind::kFloat: json::AppendFloat(r->GetRepeatedFloat(m, field, i), out); break;
+        case Kind::kDouble:
+          json::AppendDouble(r->GetRepeatedDouble(m, field, i), out);
+          break;
+        case Kind::kFloat:
+          json::AppendFloat(r->GetRepeatedFloat(m, field, i), out);
+          break;
         case Kind::kBool:
           if (r->GetRepeatedBool(m, field, i)) {
             out.append("true", 4);
@@ -360,7 +388,9 @@ struct MessageJsonWriterImpl {
 
   static void AppendMapKey(Kind kind, const pb::MapKey& key, std::string& out) {
     switch (kind) {
-      case Kind::kString: json::AppendQuoted(key.GetStringValue(), out); return;
+      case Kind::kString:
+        json::AppendQuoted(key.GetStringValue(), out);
+        return;
       case Kind::kBool:
         if (key.GetBoolValue()) {
           out.append("\"true\"", 6);
@@ -368,23 +398,37 @@ struct MessageJsonWriterImpl {
           out.append("\"false\"", 7);
         }
         return;
-      default: break;
+      default:
+        break;
     }
     out.push_back('"');
     switch (kind) {
-      case Kind::kInt32: json::AppendInt64(key.GetInt32Value(), out); break;
-      case Kind::kUInt32: json::AppendUInt64(key.GetUInt32Value(), out); break;
-      case Kind::kInt64: json::AppendInt64(key.GetInt64Value(), out); break;
-      case Kind::kUInt64: json::AppendUInt64(key.GetUInt64Value(), out); break;
-      default: break;  // no other key types exist
+      case Kind::kInt32:
+        json::AppendInt64(key.GetInt32Value(), out);
+        break;
+      case Kind::kUInt32:
+        json::AppendUInt64(key.GetUInt32Value(), out);
+        break;
+      case Kind::kInt64:
+        json::AppendInt64(key.GetInt64Value(), out);
+        break;
+      case Kind::kUInt64:
+        json::AppendUInt64(key.GetUInt64Value(), out);
+        break;
+      default:
+        break;  // no other key types exist
     }
     out.push_back('"');
   }
 
   bool AppendMapValue(const ValuePlan& v, const pb::MapValueConstRef& value, std::string& out) {
     switch (v.kind) {
-      case Kind::kInt32: json::AppendInt64(value.GetInt32Value(), out); return true;
-      case Kind::kUInt32: json::AppendUInt64(value.GetUInt32Value(), out); return true;
+      case Kind::kInt32:
+        json::AppendInt64(value.GetInt32Value(), out);
+        return true;
+      case Kind::kUInt32:
+        json::AppendUInt64(value.GetUInt32Value(), out);
+        return true;
       case Kind::kInt64:
         out.push_back('"');
         json::AppendInt64(value.GetInt64Value(), out);
@@ -395,8 +439,12 @@ struct MessageJsonWriterImpl {
         json::AppendUInt64(value.GetUInt64Value(), out);
         out.push_back('"');
         return true;
-      case Kind::kDouble: json::AppendDouble(value.GetDoubleValue(), out); return true;
-      case Kind::kFloat: json::AppendFloat(value.GetFloatValue(), out); return true;
+      case Kind::kDouble:
+        json::AppendDouble(value.GetDoubleValue(), out);
+        return true;
+      case Kind::kFloat:
+        json::AppendFloat(value.GetFloatValue(), out);
+        return true;
       case Kind::kBool:
         if (value.GetBoolValue()) {
           out.append("true", 4);
@@ -404,12 +452,19 @@ struct MessageJsonWriterImpl {
           out.append("false", 5);
         }
         return true;
-      case Kind::kEnum: AppendEnum(*v.enum_plan, value.GetEnumValue(), out); return true;
-      case Kind::kString: json::AppendQuoted(value.GetStringValue(), out); return true;
-      case Kind::kBytes: json::AppendBase64Quoted(value.GetStringValue(), out); return true;
+      case Kind::kEnum:
+        AppendEnum(*v.enum_plan, value.GetEnumValue(), out);
+        return true;
+      case Kind::kString:
+        json::AppendQuoted(value.GetStringValue(), out);
+        return true;
+      case Kind::kBytes:
+        json::AppendBase64Quoted(value.GetStringValue(), out);
+        return true;
       case Kind::kMessage:
         return AppendMessage(*v.message, const_cast<pb::Message&>(value.GetMessageValue()), out);
-      case Kind::kTimestamp: return AppendTimestamp(*v.message, value.GetMessageValue(), out);
+      case Kind::kTimestamp:
+        return AppendTimestamp(*v.message, value.GetMessageValue(), out);
     }
     return true;
   }
@@ -481,8 +536,8 @@ absl::Status MessageJsonWriter::Append(pb::Message& message, std::string& out) {
   }
   const MessagePlan& plan = *impl_->PlanFor(descriptor);
   const size_t start = out.size();
-  impl_->generated = plan.generated_reflection != nullptr &&
-                     message.GetReflection() == plan.generated_reflection;
+  impl_->generated =
+      plan.generated_reflection != nullptr && message.GetReflection() == plan.generated_reflection;
   bool ok = plan.ts_seconds != nullptr ? impl_->AppendTimestamp(plan, message, out)
                                        : impl_->AppendMessage(plan, message, out);
   if (!ok) {
@@ -519,7 +574,8 @@ class FastJsonEncoder final : public EventJsonEncoder {
     } else {
       event_.Clear();
     }
-    if (!event->ParseFromArray(serialized_event.data(), static_cast<int>(serialized_event.size()))) {
+    if (!event->ParseFromArray(serialized_event.data(),
+                               static_cast<int>(serialized_event.size()))) {
       return absl::InvalidArgumentError("stored event is not a valid RayEvent");
     }
     // JSON is typically 1.5-3x the wire size (base64 ids, keys, defaults).

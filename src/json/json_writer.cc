@@ -23,13 +23,27 @@ constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 void AppendEscape(unsigned char c, std::string& out) {
   switch (c) {
-    case '"': out.append("\\\"", 2); return;
-    case '\\': out.append("\\\\", 2); return;
-    case '\b': out.append("\\b", 2); return;
-    case '\f': out.append("\\f", 2); return;
-    case '\n': out.append("\\n", 2); return;
-    case '\r': out.append("\\r", 2); return;
-    case '\t': out.append("\\t", 2); return;
+    case '"':
+      out.append("\\\"", 2);
+      return;
+    case '\\':
+      out.append("\\\\", 2);
+      return;
+    case '\b':
+      out.append("\\b", 2);
+      return;
+    case '\f':
+      out.append("\\f", 2);
+      return;
+    case '\n':
+      out.append("\\n", 2);
+      return;
+    case '\r':
+      out.append("\\r", 2);
+      return;
+    case '\t':
+      out.append("\\t", 2);
+      return;
     default: {
       const char escaped[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
       out.append(escaped, 6);

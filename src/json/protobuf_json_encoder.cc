@@ -16,7 +16,8 @@ class ProtobufJsonEncoder final : public EventJsonEncoder {
 
   absl::Status AppendEvent(std::string_view serialized_event, std::string& out) override {
     event_.Clear();
-    if (!event_.ParseFromArray(serialized_event.data(), static_cast<int>(serialized_event.size()))) {
+    if (!event_.ParseFromArray(serialized_event.data(),
+                               static_cast<int>(serialized_event.size()))) {
       return absl::InvalidArgumentError("stored event is not a valid RayEvent");
     }
     scratch_.clear();

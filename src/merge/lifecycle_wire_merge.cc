@@ -125,7 +125,8 @@ bool AllSingularScalars(const pb::Descriptor& type) {
 bool IsField(const pb::Descriptor& type, const char* name, int number, bool repeated,
              const char* message_type) {
   const FieldDescriptor* field = type.FindFieldByName(name);
-  if (field == nullptr || field->number() != number || field->is_repeated() != repeated) return false;
+  if (field == nullptr || field->number() != number || field->is_repeated() != repeated)
+    return false;
   if (message_type == nullptr) return field->message_type() == nullptr;
   return field->message_type() != nullptr && field->message_type()->full_name() == message_type;
 }
@@ -158,9 +159,9 @@ LifecycleWireMerge::LifecycleWireMerge() {
   for (int i = 0; i < lifecycle.field_count(); ++i) {
     const FieldDescriptor& field = *lifecycle.field(i);
     if (field.number() == kTransitionsField) continue;
-    const bool exclusive = field.is_repeated() ||
-                           (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
-                            !AllSingularScalars(*field.message_type()));
+    const bool exclusive =
+        field.is_repeated() || (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+                                !AllSingularScalars(*field.message_type()));
     if (payload_exclusive_.size() <= static_cast<size_t>(field.number())) {
       payload_exclusive_.resize(static_cast<size_t>(field.number()) + 1, false);
     }
@@ -193,7 +194,8 @@ bool LifecycleWireMerge::Merge(std::span<const std::string_view> parts, std::str
       }
       if (field->number == kEventTypeField && field->wire_type == kWireVarint) type = field->varint;
       // The first event's identity and time stay.
-      if (index > 0 && (field->number == kEventIdField || field->number == kTimestampField)) continue;
+      if (index > 0 && (field->number == kEventIdField || field->number == kTimestampField))
+        continue;
       envelope_.append(field->whole);
     }
     if (reader.failed() || !has_payload) return false;
@@ -206,7 +208,8 @@ bool LifecycleWireMerge::Merge(std::span<const std::string_view> parts, std::str
   for (size_t i = 1; i < transitions_.size(); ++i) {
     const Transition moving = transitions_[i];
     size_t j = i;
-    for (; j > 0 && Earlier(moving, transitions_[j - 1]); --j) transitions_[j] = transitions_[j - 1];
+    for (; j > 0 && Earlier(moving, transitions_[j - 1]); --j)
+      transitions_[j] = transitions_[j - 1];
     transitions_[j] = moving;
   }
   for (const Transition& transition : transitions_) {

@@ -68,7 +68,7 @@ class LifecycleWireMerge {
   // Per exclusive payload field, the part it was seen in (-1: none yet).
   std::vector<int> exclusive_owner_;
   std::vector<Transition> transitions_;  // scratch
-  size_t accumulated_ = 0;  // transitions_ from earlier parts (dedup scope)
+  size_t accumulated_ = 0;               // transitions_ from earlier parts (dedup scope)
   std::string envelope_, payload_;       // scratch
 };
 

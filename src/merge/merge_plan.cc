@@ -41,7 +41,7 @@ bool IsSpanList(const FieldDescriptor& field) {
 
 // (state, seconds, nanos) of a transition.
 std::tuple<int64_t, int64_t, int32_t> KeyOf(const Message& transition, const FieldDescriptor& state,
-                    const FieldDescriptor& timestamp_field) {
+                                            const FieldDescriptor& timestamp_field) {
   const Reflection& reflection = *transition.GetReflection();
   const int64_t state_value = state.cpp_type() == FieldDescriptor::CPPTYPE_ENUM
                                   ? reflection.GetEnumValue(transition, &state)
@@ -175,7 +175,8 @@ void MergePlans::UnionTransitions(const FieldFixup& fixup, Message& from, Messag
   std::vector<TransitionKey> keys;
   keys.reserve(static_cast<size_t>(original + incoming));
   for (int i = 0; i < original; ++i) {
-    keys.push_back(KeyOf(reflection.GetRepeatedMessage(to, &field, i), *fixup.state, *fixup.timestamp));
+    keys.push_back(
+        KeyOf(reflection.GetRepeatedMessage(to, &field, i), *fixup.state, *fixup.timestamp));
   }
   for (int i = 0; i < incoming; ++i) {
     Message& transition = *reflection.MutableRepeatedMessage(&from, &field, i);

@@ -15,11 +15,21 @@ void Append(spdlog::memory_buf_t& dest, std::string_view text) {
 void AppendEscaped(spdlog::memory_buf_t& dest, std::string_view text) {
   for (const char c : text) {
     switch (c) {
-      case '"': Append(dest, "\\\""); break;
-      case '\\': Append(dest, "\\\\"); break;
-      case '\n': Append(dest, "\\n"); break;
-      case '\r': Append(dest, "\\r"); break;
-      case '\t': Append(dest, "\\t"); break;
+      case '"':
+        Append(dest, "\\\"");
+        break;
+      case '\\':
+        Append(dest, "\\\\");
+        break;
+      case '\n':
+        Append(dest, "\\n");
+        break;
+      case '\r':
+        Append(dest, "\\r");
+        break;
+      case '\t':
+        Append(dest, "\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char escaped[8];

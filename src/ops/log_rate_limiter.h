@@ -36,9 +36,9 @@ class LogRateLimiter {
  private:
   const Clock::duration interval_;
   std::mutex mutex_;
-  bool logged_once_ = false;          // guarded by mutex_
-  Clock::time_point last_logged_{};   // guarded by mutex_
-  uint64_t suppressed_ = 0;           // guarded by mutex_
+  bool logged_once_ = false;         // guarded by mutex_
+  Clock::time_point last_logged_{};  // guarded by mutex_
+  uint64_t suppressed_ = 0;          // guarded by mutex_
 };
 
 }  // namespace rayagg

@@ -25,7 +25,7 @@ enum class FailureReason {
   kIo,          // a file sink could not write
   kHttp3xx,     // redirect (never followed)
   kHttp408,
-  kHttp413,     // the batch is split in halves
+  kHttp413,  // the batch is split in halves
   kHttp429,
   kHttp501,
 };
@@ -33,18 +33,30 @@ inline constexpr size_t kFailureReasonCount = 12;
 
 constexpr std::string_view FailureReasonName(FailureReason reason) {
   switch (reason) {
-    case FailureReason::kOther: return "other";
-    case FailureReason::kHttp4xx: return "http_4xx";
-    case FailureReason::kHttp5xx: return "http_5xx";
-    case FailureReason::kHttpOther: return "http_other";
-    case FailureReason::kTimeout: return "timeout";
-    case FailureReason::kConnection: return "connection";
-    case FailureReason::kIo: return "io";
-    case FailureReason::kHttp3xx: return "http_3xx";
-    case FailureReason::kHttp408: return "http_408";
-    case FailureReason::kHttp413: return "http_413";
-    case FailureReason::kHttp429: return "http_429";
-    case FailureReason::kHttp501: return "http_501";
+    case FailureReason::kOther:
+      return "other";
+    case FailureReason::kHttp4xx:
+      return "http_4xx";
+    case FailureReason::kHttp5xx:
+      return "http_5xx";
+    case FailureReason::kHttpOther:
+      return "http_other";
+    case FailureReason::kTimeout:
+      return "timeout";
+    case FailureReason::kConnection:
+      return "connection";
+    case FailureReason::kIo:
+      return "io";
+    case FailureReason::kHttp3xx:
+      return "http_3xx";
+    case FailureReason::kHttp408:
+      return "http_408";
+    case FailureReason::kHttp413:
+      return "http_413";
+    case FailureReason::kHttp429:
+      return "http_429";
+    case FailureReason::kHttp501:
+      return "http_501";
   }
   return "other";
 }

@@ -23,8 +23,9 @@ DeliveryOutcome FileTransport::Write(std::string_view body) {
     // Opened lazily and re-opened after an error, so a file that appears
     // later (or a full disk that recovers) does not need a restart.
     fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-    if (fd_ < 0) return DeliveryOutcome{false, std::string("open failed: ") + std::strerror(errno),
-                                           FailureReason::kIo};
+    if (fd_ < 0)
+      return DeliveryOutcome{false, std::string("open failed: ") + std::strerror(errno),
+                             FailureReason::kIo};
   }
   // Body and newline are written separately: copying a batch of up to
   // batch.max_bytes just to append one byte is not worth it.

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <memory>
 
-#include "http/http_client.h"
 #include "common/url.h"
+#include "http/http_client.h"
 #include "rayagg/config.h"
 #include "sinks/batch_transport.h"
 #include "sinks/request_preparer.h"

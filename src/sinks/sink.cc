@@ -34,11 +34,11 @@ Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
                     std::max<uint64_t>(config_.max_events_per_second, config_.batch.max_events)),
       wake_timer_(executor_),
       slot_timer_(executor_) {
-  const size_t slots = std::min<size_t>(std::max<uint32_t>(config_.max_in_flight, 1),
-                                        transports.size());
+  const size_t slots =
+      std::min<size_t>(std::max<uint32_t>(config_.max_in_flight, 1), transports.size());
   for (size_t i = 0; i < slots; ++i) {
-    slots_.push_back(std::make_unique<Slot>(Slot{std::move(transports[i]),
-                                                 asio::steady_timer(executor_)}));
+    slots_.push_back(
+        std::make_unique<Slot>(Slot{std::move(transports[i]), asio::steady_timer(executor_)}));
   }
   if (slots_.empty()) throw std::invalid_argument("Sink needs at least one transport");
   slot_count_ = slots_.size();
@@ -195,8 +195,8 @@ void Sink::Refill() {
     staged_.Clear();
     staged_next_ = 0;
   }
-  const size_t want = config_.batch.max_events - std::min<size_t>(config_.batch.max_events,
-                                                                  StagedCount());
+  const size_t want =
+      config_.batch.max_events - std::min<size_t>(config_.batch.max_events, StagedCount());
   if (want > 0) log_.Read(cursor_, want, staged_);
 }
 

@@ -25,11 +25,11 @@
 #include "buffer/event_log.h"
 #include "common/asio.h"
 #include "json/event_json_encoder.h"
+#include "ops/log_rate_limiter.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
-#include "ops/log_rate_limiter.h"
 #include "sinks/rate_limiter.h"
 #include "sinks/sink_counters.h"
 #include "sinks/sink_request_stats.h"
@@ -108,7 +108,8 @@ class Sink {
     std::unique_ptr<BatchTransport> transport;
     asio::steady_timer timer;
     // From Reconfigure(): replaces `transport` before the slot's next attempt.
-    std::unique_ptr<BatchTransport> next_transport = nullptr;  // backoff and rate waits; Drain() cuts them short
+    std::unique_ptr<BatchTransport> next_transport =
+        nullptr;  // backoff and rate waits; Drain() cuts them short
     bool busy = false;
   };
   enum class AttemptEnd { kDone, kSplit };
@@ -175,8 +176,8 @@ class Sink {
   asio::steady_timer wake_timer_;  // idle and batch-window waits; new events cancel it
   asio::steady_timer slot_timer_;  // waits for a free slot; a finished delivery cancels it
   bool full_by_bytes_ = false;     // the last body stopped at batch.max_bytes
-  EventBatch staged_;          // read from the log, not yet in a batch
-  size_t staged_next_ = 0;     // first staged event not yet in a batch
+  EventBatch staged_;              // read from the log, not yet in a batch
+  size_t staged_next_ = 0;         // first staged event not yet in a batch
   bool draining_ = false;
   Clock::time_point drain_deadline_ = Clock::time_point::max();
 

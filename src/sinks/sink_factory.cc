@@ -1,6 +1,7 @@
 #include "sinks/sink_factory.h"
 
 #include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -25,8 +26,8 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
   // retried (the file may be mid-rotation).
   if (!config.bearer_token_file.empty()) {
     if (auto token = BearerTokenFile(config.bearer_token_file).Current(); !token.ok()) {
-      return absl::InvalidArgumentError(
-          "sink " + config.name + ": " + std::string(token.status().message()));
+      return absl::InvalidArgumentError("sink " + config.name + ": " +
+                                        std::string(token.status().message()));
     }
   }
   // One transport per in-flight slot: an HTTP connection each. A file sink
@@ -44,9 +45,10 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
       }
       tls = *std::move(made);
       if (config.tls.insecure_skip_verify) {
-        logger.warn("sink {}: TLS certificate verification is OFF (tls.insecure_skip_verify); "
-                    "anyone on the path can read and alter what this sink sends",
-                    config.name);
+        logger.warn(
+            "sink {}: TLS certificate verification is OFF (tls.insecure_skip_verify); "
+            "anyone on the path can read and alter what this sink sends",
+            config.name);
       }
     }
     for (uint32_t slot = 0; slot < std::max<uint32_t>(config.max_in_flight, 1); ++slot) {

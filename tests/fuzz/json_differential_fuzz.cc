@@ -3,12 +3,12 @@
 // fail or produce equal JSON values (tests/unit/json/differential.h). Any
 // difference aborts with both outputs printed. A seed corpus of realistic
 // random events: RAYAGG_JSON_CORPUS_DIR=dir json_differential_test.
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
-
-#include <google/protobuf/stubs/logging.h>
 
 #include "unit/json/differential.h"
 

@@ -82,8 +82,8 @@ std::string CertPem(X509* cert) {
 
 std::string KeyPem(EVP_PKEY* key) {
   Bio bio(BIO_new(BIO_s_mem()));
-  Check(bio != nullptr && PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr,
-                                                   nullptr) == 1,
+  Check(bio != nullptr &&
+            PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1,
         "PEM_write_bio_PrivateKey");
   return BioText(bio.get());
 }

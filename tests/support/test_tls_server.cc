@@ -35,8 +35,7 @@ TestTlsServer::TestTlsServer(const TestCertificates& pki, TlsServerOptions optio
   ssl_context_.use_private_key(asio::buffer(pki.server_key), asio::ssl::context::pem);
   if (options.require_client_certificate) {
     ssl_context_.add_certificate_authority(asio::buffer(pki.ca_cert));
-    ssl_context_.set_verify_mode(asio::ssl::verify_peer |
-                                 asio::ssl::verify_fail_if_no_peer_cert);
+    ssl_context_.set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
   }
   const tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), 0);
   acceptor_.open(endpoint.protocol());
@@ -141,7 +140,8 @@ asio::awaitable<void> TestTlsServer::Serve(tcp::socket socket) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(TestHttpServer::kMaxRequestBodyBytes);
     beast::get_lowest_layer(stream).expires_after(kIoTimeout);
-    co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    co_await http::async_read(stream, buffer, parser,
+                              asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
     const auto& request = parser.get();
     ReceivedTlsRequest received;

@@ -6,6 +6,8 @@
 // io_context on its own thread; public methods are thread-safe.
 #pragma once
 
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,9 +17,6 @@
 #include <thread>
 #include <unordered_set>
 #include <vector>
-
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 
 #include "common/asio.h"
 #include "support/test_certificates.h"

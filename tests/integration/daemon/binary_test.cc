@@ -32,12 +32,12 @@
 #include <thread>
 #include <vector>
 
-#include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "app/probe.h"
+#include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/daemon_fixture.h"
-#include "support/temp_dir.h"
 #include "support/json_compare.h"
 #include "support/sample_events.h"
+#include "support/temp_dir.h"
 #include "support/test_http_server.h"
 
 #ifndef RAYAGG_BINARY
@@ -110,8 +110,8 @@ class Subprocess {
     posix_spawnattr_setsigmask(&attributes, &no_signals);
     posix_spawnattr_setsigdefault(&attributes, &default_signals);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const int error = posix_spawn(&pid_, RAYAGG_BINARY, &actions, &attributes, argv.data(),
-                                  envp.data());
+    const int error =
+        posix_spawn(&pid_, RAYAGG_BINARY, &actions, &attributes, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (error != 0) {
@@ -240,10 +240,14 @@ class BinaryTest : public ::testing::Test {
   // adds keys to the sink (indented for it), `top_extra` top-level sections.
   std::string SinkConfigYaml(const std::string& sink_extra, const std::string& top_extra = "") {
     return "grpc:\n"
-           "  port: " + std::to_string(held_port_.port()) + "  # taken: --grpc-port 0 must win\n"
+           "  port: " +
+           std::to_string(held_port_.port()) +
+           "  # taken: --grpc-port 0 must win\n"
            "sinks:\n"
            "  - name: collector\n"
-           "    url: " + server_.Url("/ray/events") + "\n"
+           "    url: " +
+           server_.Url("/ray/events") +
+           "\n"
            "    event_types: [ALL]\n"
            "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n" +
            sink_extra + top_extra;
@@ -285,8 +289,8 @@ class BinaryTest : public ::testing::Test {
 };
 
 std::unique_ptr<ray::rpc::events::EventAggregatorService::Stub> ClientFor(int port) {
-  return ray::rpc::events::EventAggregatorService::NewStub(grpc::CreateChannel(
-      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  return ray::rpc::events::EventAggregatorService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
 }
 
 grpc::Status AddEvents(ray::rpc::events::EventAggregatorService::Stub& stub,
@@ -298,10 +302,11 @@ grpc::Status AddEvents(ray::rpc::events::EventAggregatorService::Stub& stub,
 }
 
 TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {
-  auto daemon = Run({"--config", Config(SinkConfigYaml("")), "--grpc-port", "0", "--port-file",
-                     port_path()});
+  auto daemon =
+      Run({"--config", Config(SinkConfigYaml("")), "--grpc-port", "0", "--port-file", port_path()});
   const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
-  ASSERT_TRUE(port.has_value()) << "no port file; daemon " << DescribeStatus(daemon->WaitForExit(milliseconds(0)))
+  ASSERT_TRUE(port.has_value()) << "no port file; daemon "
+                                << DescribeStatus(daemon->WaitForExit(milliseconds(0)))
                                 << "; port file: \"" << port_file_text_ << "\"";
   // Plain decimal, nothing else (Ray reads it with int()).
   EXPECT_TRUE(!port_file_text_.empty() &&
@@ -367,10 +372,10 @@ INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGTERM, SIG
 
 TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {
   server_.SetDefaultBehavior(TestHttpServer::Hang{});
-  auto daemon = Run({"--config",
-                     Config(SinkConfigYaml("    request_timeout: 1s\n",
-                                           "shutdown: {drain_timeout: 300ms}\n")),
-                     "--grpc-port", "0", "--port-file", port_path()});
+  auto daemon = Run(
+      {"--config",
+       Config(SinkConfigYaml("    request_timeout: 1s\n", "shutdown: {drain_timeout: 300ms}\n")),
+       "--grpc-port", "0", "--port-file", port_path()});
   const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
   ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
   auto stub = ClientFor(*port);
@@ -463,8 +468,8 @@ TEST_F(BinaryTest, ProbeExitCodeFollowsTheStatus) {
 // SIGHUP with a broken config file: refused, the daemon keeps serving.
 TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   server_.SetDefaultBehavior(Hang{});  // the sink cannot deliver: the drain lasts drain_timeout
-  const std::string config = Config(SinkConfigYaml("    request_timeout: 2s\n",
-                                                   "shutdown:\n  drain_timeout: 3s\n"));
+  const std::string config =
+      Config(SinkConfigYaml("    request_timeout: 2s\n", "shutdown:\n  drain_timeout: 3s\n"));
   const std::string ops_port_path = dir_.Path("ops-port");
   auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
@@ -475,11 +480,12 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   EXPECT_TRUE(Probe(readyz).ok);
 
   auto stub = ClientFor(*port);
-  ASSERT_TRUE(AddEvents(*stub, [] {
-                AddEventsRequest request;
-                *request.mutable_events_data()->add_events() = TaskLifecycleEvent("t", 0);
-                return request;
-              }())
+  ASSERT_TRUE(AddEvents(*stub,
+                        [] {
+                          AddEventsRequest request;
+                          *request.mutable_events_data()->add_events() = TaskLifecycleEvent("t", 0);
+                          return request;
+                        }())
                   .ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 

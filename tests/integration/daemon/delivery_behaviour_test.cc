@@ -135,8 +135,8 @@ TEST_F(DeliveryPolicyTest, ClientErrorIsDroppedAsRejectedAndTheSinkMovesOn) {
 }
 
 TEST_F(DeliveryPolicyTest, RedirectIsNotFollowed) {
-  server_.Enqueue(TestHttpServer::Respond{.status = 308,
-                                          .headers = {{"Location", server_.Url("/moved")}}});
+  server_.Enqueue(
+      TestHttpServer::Respond{.status = 308, .headers = {{"Location", server_.Url("/moved")}}});
   ASSERT_NO_FATAL_FAILURE(Start(Sink()));
   const auto events = TaskLifecycleEvents(2, "redirected");
   ASSERT_TRUE(harness().AddEvents(events).ok());
@@ -184,9 +184,8 @@ TEST_F(DeliveryPolicyTest, SingleEventTooLargeForTheEndpointIsDroppedAsTooLarge)
   const std::vector<RayEvent> events = {TaskLifecycleEvent("small-a", 0), huge,
                                         TaskLifecycleEvent("small-b", 0)};
   ASSERT_TRUE(harness().AddEvents(events).ok());
-  ASSERT_TRUE(WaitFor([&] {
-    return counters().sent_events.load() == 2 && sink().drops().Total() == 1;
-  }));
+  ASSERT_TRUE(
+      WaitFor([&] { return counters().sent_events.load() == 2 && sink().drops().Total() == 1; }));
   EXPECT_EQ(sink().drops().Total(DropReason::kTooLarge), 1u);
   std::vector<ReceivedRequest> delivered;
   for (const auto& request : server_.Requests()) {

@@ -3,13 +3,13 @@
 // batches bounded by count and bytes, in order, as POSTs to the URL verbatim.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "support/daemon_fixture.h"
@@ -34,8 +34,8 @@ std::set<std::string> TypeNames(const std::set<int>& types) {
 std::set<std::string> ReceivedTypeNames(const std::vector<nlohmann::json>& elements) {
   std::set<std::string> names;
   for (const auto& element : elements) {
-    const auto it = element.contains("eventType") ? element.find("eventType")
-                                                  : element.find("event_type");
+    const auto it =
+        element.contains("eventType") ? element.find("eventType") : element.find("event_type");
     if (it != element.end()) names.insert(it->is_string() ? it->get<std::string>() : it->dump());
   }
   return names;
@@ -106,8 +106,8 @@ TEST_P(EveryEventTypeTest, ArrivesExactlyAsProtobufPrintsIt) {
   EXPECT_EQ(types.size(), 20u);
   // The empty payloads really print their default fields (no vacuous check).
   const nlohmann::json& minimal_task_lifecycle = elements[elements.size() - 19];
-  EXPECT_EQ(minimal_task_lifecycle.at(preserve_proto_field_names ? "task_lifecycle_event"
-                                                                 : "taskLifecycleEvent")
+  EXPECT_EQ(minimal_task_lifecycle
+                .at(preserve_proto_field_names ? "task_lifecycle_event" : "taskLifecycleEvent")
                 .at(preserve_proto_field_names ? "task_attempt" : "taskAttempt"),
             0)
       << minimal_task_lifecycle.dump();
@@ -211,8 +211,8 @@ TEST_F(DeliveryTest, BatchesHoldAtMostMaxEventsAndKeepTheOrder) {
   }
   EXPECT_EQ(TaskIds(ElementsOf(requests)), ExpectedTaskIds(events));
   // The counter follows the response the server sends after recording.
-  EXPECT_TRUE(WaitFor(
-      [&] { return harness().sink(0).counters().sent_batches.load() == requests.size(); }));
+  EXPECT_TRUE(
+      WaitFor([&] { return harness().sink(0).counters().sent_batches.load() == requests.size(); }));
 }
 
 TEST_F(DeliveryTest, BodiesStayWithinMaxBytes) {

@@ -80,8 +80,11 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
   for (size_t first = 0; first < kEvents; first += kPerRequest) {
     ASSERT_TRUE(WaitFor([&] {
       return std::min(healthy_sink.counters().sent_events.load(),
-                      flaky_sink.counters().sent_events.load()) + kMaxAhead >= first;
-    })) << "live sinks stalled at " << first;
+                      flaky_sink.counters().sent_events.load()) +
+                 kMaxAhead >=
+             first;
+    })) << "live sinks stalled at "
+        << first;
     const grpc::Status status =
         harness().AddEvents(std::span<const RayEvent>(events.data() + first, kPerRequest));
     ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
@@ -119,21 +122,23 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
   // The hanging sink: one request out, the rest of what it missed counted.
   EXPECT_EQ(hanging_server.RequestCount(), 1u);
   EXPECT_EQ(hanging_sink.counters().sent_events.load(), 0u);
-  EXPECT_GT(hanging_sink.drops().Total(DropReason::kOverflow), kEvents - kBufferEvents - 2 * kPerRequest);
+  EXPECT_GT(hanging_sink.drops().Total(DropReason::kOverflow),
+            kEvents - kBufferEvents - 2 * kPerRequest);
 
   // Memory: the buffer never held more than its bounds.
   EXPECT_LE(most_held_events, kBufferEvents);
   EXPECT_LE(most_held_bytes, kBufferBytes);
-  std::printf("healthy sink had all %zu events after %lld ms; flaky: %zu requests; buffer held "
-              "at most %llu events / %llu bytes\n",
-              kEvents,
-              static_cast<long long>(
-                  std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done).count()),
-              flaky_requests, static_cast<unsigned long long>(most_held_events),
-              static_cast<unsigned long long>(most_held_bytes));
-  RecordProperty("healthy_ms",
-                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done)
-                                    .count()));
+  std::printf(
+      "healthy sink had all %zu events after %lld ms; flaky: %zu requests; buffer held "
+      "at most %llu events / %llu bytes\n",
+      kEvents,
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done).count()),
+      flaky_requests, static_cast<unsigned long long>(most_held_events),
+      static_cast<unsigned long long>(most_held_bytes));
+  RecordProperty(
+      "healthy_ms",
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done).count()));
   RecordProperty("most_held_events", std::to_string(most_held_events));
   RecordProperty("most_held_bytes", std::to_string(most_held_bytes));
 }

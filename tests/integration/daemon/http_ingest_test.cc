@@ -85,8 +85,8 @@ TEST_F(HttpIngestTest, SinkJsonOfEveryTypeRoundTripsInBothKeyStyles) {
   const std::vector<RayEvent> events = EventsSettingEveryField();
   TestHttpServer grpc_camel, grpc_snake;
   {
-    DaemonHarness via_grpc(HttpIngestConfig(
-        {FastHttpSink(grpc_camel.Url("/")), SnakeCaseSink(grpc_snake.Url("/"))}));
+    DaemonHarness via_grpc(
+        HttpIngestConfig({FastHttpSink(grpc_camel.Url("/")), SnakeCaseSink(grpc_snake.Url("/"))}));
     ASSERT_TRUE(via_grpc.start_status().ok()) << via_grpc.start_status();
     ASSERT_TRUE(via_grpc.AddEvents(events).ok());
     ASSERT_TRUE(WaitForElements(grpc_camel, events.size()));
@@ -144,13 +144,17 @@ TEST_F(HttpIngestTest, AcceptsTheExactRequestOfRaysAgent) {
   ASSERT_NO_FATAL_FAILURE(StartDaemon(HttpIngestConfig({FastHttpSink(server_.Url("/"))})));
   const std::string body(kRayAgentBody);
   RawHttpClient agent(static_cast<uint16_t>(http_port()));
-  agent.Send("POST /v1/events HTTP/1.1\r\n"
-             "Host: 127.0.0.1:8084\r\n"
-             "Accept: */*\r\n"
-             "Accept-Encoding: gzip, deflate\r\n"
-             "User-Agent: Python/3.11 aiohttp/3.9.5\r\n"
-             "Content-Length: " + std::to_string(body.size()) + "\r\n"
-             "Content-Type: application/json\r\n\r\n" + body);
+  agent.Send(
+      "POST /v1/events HTTP/1.1\r\n"
+      "Host: 127.0.0.1:8084\r\n"
+      "Accept: */*\r\n"
+      "Accept-Encoding: gzip, deflate\r\n"
+      "User-Agent: Python/3.11 aiohttp/3.9.5\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) +
+      "\r\n"
+      "Content-Type: application/json\r\n\r\n" +
+      body);
   const auto response = agent.Read();
   ASSERT_EQ(response.result_int(), 200u) << response.body();
   EXPECT_EQ(json::parse(response.body()), json::parse(R"({"accepted": 2, "rejected": []})"));
@@ -198,8 +202,9 @@ TEST_F(HttpIngestTest, BadElementsAreDroppedCountedAndListed) {
   const std::vector<int> indices = {1, 2, 3, 4, 5};
   for (size_t i = 0; i < indices.size(); ++i) EXPECT_EQ(rejected[i]["index"], indices[i]);
   EXPECT_EQ(rejected[0]["reason"], "eventType: unknown EventType value \"EVENT_FROM_RAY_3\"");
-  EXPECT_EQ(rejected[1]["reason"],
-            "taskLifecycleEvent.stateTransitions[0].state: unknown TaskStatus value \"TELEPORTING\"");
+  EXPECT_EQ(
+      rejected[1]["reason"],
+      "taskLifecycleEvent.stateTransitions[0].state: unknown TaskStatus value \"TELEPORTING\"");
   EXPECT_EQ(rejected[2]["reason"], "eventId: invalid base64");
   EXPECT_EQ(rejected[3]["reason"], "sourcePid: expected a 32-bit integer, got a string");
   EXPECT_EQ(rejected[4]["reason"], "expected an object, got a string");
@@ -292,7 +297,8 @@ TEST_F(HttpIngestTest, DuplicatesAcrossGrpcAndHttpAreDeliveredOnce) {
   ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{event}).ok());
   const HttpResult result = Post(http_port(), "[" + ProtobufPrinterJson(event) + "]");
   ASSERT_EQ(result.response.status, 200u);
-  EXPECT_TRUE(WaitFor([&] { return harness().daemon().buffer_snapshot().deduplicated_events == 1; }));
+  EXPECT_TRUE(
+      WaitFor([&] { return harness().daemon().buffer_snapshot().deduplicated_events == 1; }));
   ASSERT_TRUE(WaitForElements(server_, 1));
   EXPECT_EQ(ElementsOf(server_.Requests()).size(), 1u);
 }

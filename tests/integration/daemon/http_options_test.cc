@@ -74,7 +74,8 @@ TEST_F(HttpOptionsTest, GzipBodiesDecompressToTheJsonArray) {
     EXPECT_EQ(EventIdOf(elements[i]), JsonEventId(events[i])) << "element " << i;
   }
   // The sink counts the batch once the response is in, just after the server recorded it.
-  EXPECT_TRUE(WaitFor([&] { return harness().sink(0).counters().sent_events.load() == events.size(); }));
+  EXPECT_TRUE(
+      WaitFor([&] { return harness().sink(0).counters().sent_events.load() == events.size(); }));
 }
 
 TEST_F(HttpOptionsTest, UnreadableTokenFileFailsStartupNamingTheSink) {

@@ -52,9 +52,8 @@ TEST_F(OpsTest, MetricsCountDeliveredEventsPerSinkWithConstantLabels) {
   const auto events = OneEventOfEveryType();
   ASSERT_TRUE(harness().AddEvents(events).ok());
   ASSERT_TRUE(WaitForElements(server_, events.size()));
-  ASSERT_TRUE(WaitFor([&] {
-    return harness().sink(0).counters().sent_events.load() == events.size();
-  }));
+  ASSERT_TRUE(
+      WaitFor([&] { return harness().sink(0).counters().sent_events.load() == events.size(); }));
   const HttpResult result = Get(harness().daemon().ops_port(), "/metrics");
   ASSERT_FALSE(result.error) << result.error.message();
   ASSERT_EQ(result.response.status, 200u);
@@ -65,17 +64,16 @@ TEST_F(OpsTest, MetricsCountDeliveredEventsPerSinkWithConstantLabels) {
   EXPECT_THAT(page, HasSubstr("rayagg_sink_sent_events_total{" + labels + ",sink=\"collector\"} " +
                               n + "\n"));
   EXPECT_THAT(page, HasSubstr("rayagg_events_received_total{" + labels + "} " + n + "\n"));
-  EXPECT_THAT(page, HasSubstr("ray_aggregator_agent_published_events_total{" + labels +
-                              ",Component=\"aggregator_agent\",consumer=\"collector\"} " + n +
-                              "\n"));
+  EXPECT_THAT(page,
+              HasSubstr("ray_aggregator_agent_published_events_total{" + labels +
+                        ",Component=\"aggregator_agent\",consumer=\"collector\"} " + n + "\n"));
   // Every attempt succeeded: the success histogram counts them, +Inf included.
-  const std::string batches =
-      std::to_string(harness().sink(0).counters().sent_batches.load());
+  const std::string batches = std::to_string(harness().sink(0).counters().sent_batches.load());
   EXPECT_THAT(page, HasSubstr("rayagg_sink_request_duration_seconds_count{" + labels +
                               ",sink=\"collector\",outcome=\"success\"} " + batches + "\n"));
-  EXPECT_THAT(page, HasSubstr("rayagg_sink_request_duration_seconds_bucket{" + labels +
-                              ",sink=\"collector\",outcome=\"success\",le=\"+Inf\"} " + batches +
-                              "\n"));
+  EXPECT_THAT(page,
+              HasSubstr("rayagg_sink_request_duration_seconds_bucket{" + labels +
+                        ",sink=\"collector\",outcome=\"success\",le=\"+Inf\"} " + batches + "\n"));
   EXPECT_THAT(page, HasSubstr("rayagg_ready{" + labels + "} 1\n"));
 }
 
@@ -85,9 +83,8 @@ TEST_F(OpsTest, FailuresAreCountedByReason) {
   sink.retry.max_retries = 2;
   ASSERT_NO_FATAL_FAILURE(StartDaemon(OpsConfig({sink})));
   ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{TaskLifecycleEvent("t", 0)}).ok());
-  ASSERT_TRUE(WaitFor([&] {
-    return harness().sink(0).drops().Total(DropReason::kRetriesExhausted) == 1;
-  }));
+  ASSERT_TRUE(
+      WaitFor([&] { return harness().sink(0).drops().Total(DropReason::kRetriesExhausted) == 1; }));
   const std::string page = Get(harness().daemon().ops_port(), "/metrics").response.body;
   EXPECT_THAT(page, HasSubstr("rayagg_sink_request_failures_total{RayClusterName=\"c1\","
                               "quote=\"a\\\"b\",sink=\"down\",reason=\"http_5xx\"} 3\n"));

@@ -75,10 +75,9 @@ TEST_F(OverflowTest, FullBufferDropsOldestPerTypeAndIngestStaysOk) {
   // (it may lose some too if it fell 100 behind, but never silently).
   const Sink& healthy_sink = harness().sink(1);
   EXPECT_TRUE(WaitFor([&] {
-    return healthy_sink.counters().sent_events.load() + healthy_sink.drops().Total() ==
-           kEvents + 1;
-  })) << "sent " << healthy_sink.counters().sent_events.load() << " dropped "
-      << healthy_sink.drops().Total();
+    return healthy_sink.counters().sent_events.load() + healthy_sink.drops().Total() == kEvents + 1;
+  })) << "sent "
+      << healthy_sink.counters().sent_events.load() << " dropped " << healthy_sink.drops().Total();
   EXPECT_EQ(healthy_sink.drops().Total(), healthy_sink.drops().Total(DropReason::kOverflow));
   // What it did deliver is the newest events in order, ending with the last.
   const auto elements = ElementsOf(healthy_server.Requests());

@@ -85,10 +85,12 @@ TEST_F(RetryTest, HangingEndpointNeverSlowsAddEvents) {
   std::vector<RayEvent> sent = first;
   milliseconds slowest{0};
   for (int i = 0; i < 50; ++i) {
-    const std::vector<RayEvent> events = {TaskLifecycleEvent("during-hang-" + std::to_string(i), 0)};
+    const std::vector<RayEvent> events = {
+        TaskLifecycleEvent("during-hang-" + std::to_string(i), 0)};
     const auto started = steady_clock::now();
     const grpc::Status status = harness().AddEvents(events, milliseconds(5000));
-    slowest = std::max(slowest, std::chrono::duration_cast<milliseconds>(steady_clock::now() - started));
+    slowest =
+        std::max(slowest, std::chrono::duration_cast<milliseconds>(steady_clock::now() - started));
     ASSERT_TRUE(status.ok()) << "call " << i << ": " << status.error_code() << " "
                              << status.error_message();
     sent.push_back(events[0]);
@@ -143,9 +145,10 @@ TEST_F(RetryTest, DroppedCoalescedEventCountsEveryEventItStandsFor) {
 
   ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{TaskDefinitionEvent("hung", 0)}).ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
-  const std::vector<RayEvent> reports = {TaskLifecycleEvent("merged", 0, ray::rpc::PENDING_ARGS_AVAIL),
-                                         TaskLifecycleEvent("merged", 0, ray::rpc::RUNNING),
-                                         TaskLifecycleEvent("merged", 0, ray::rpc::FINISHED)};
+  const std::vector<RayEvent> reports = {
+      TaskLifecycleEvent("merged", 0, ray::rpc::PENDING_ARGS_AVAIL),
+      TaskLifecycleEvent("merged", 0, ray::rpc::RUNNING),
+      TaskLifecycleEvent("merged", 0, ray::rpc::FINISHED)};
   ASSERT_TRUE(harness().AddEvents(reports).ok());
   EXPECT_EQ(harness().daemon().buffer_snapshot().coalesced_events, 2u);
 

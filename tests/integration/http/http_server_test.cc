@@ -139,7 +139,8 @@ TEST_F(HttpServerTest, HeadOnGetRouteHasLengthButNoBody) {
   client.Send("HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
   const auto head = client.Read(/*head=*/true);
   EXPECT_EQ(head.result_int(), 200u);
-  EXPECT_EQ(head[http::field::content_length], std::to_string(std::string("HEAD /metrics ").size()));
+  EXPECT_EQ(head[http::field::content_length],
+            std::to_string(std::string("HEAD /metrics ").size()));
   EXPECT_TRUE(head.body().empty());
   // The connection is still in sync: the next response is read correctly.
   client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -162,8 +162,8 @@ TEST_F(HttpsClientTest, BadFilesAreConfigErrorsNamingTheKey) {
   ASSERT_FALSE(missing_ca.ok());
   EXPECT_NE(std::string(missing_ca.status().message()).find("tls.ca_file"), std::string::npos);
 
-  absl::StatusOr<HttpClientTls> mismatched = rayagg::MakeHttpClientTls(TlsConfig{
-      .cert_file = client_cert_, .key_file = dir_.Write("other.key", Pki().server_key)});
+  absl::StatusOr<HttpClientTls> mismatched = rayagg::MakeHttpClientTls(
+      TlsConfig{.cert_file = client_cert_, .key_file = dir_.Write("other.key", Pki().server_key)});
   ASSERT_FALSE(mismatched.ok());
   EXPECT_NE(std::string(mismatched.status().message()).find("tls.key_file"), std::string::npos);
 }

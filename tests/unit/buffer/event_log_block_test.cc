@@ -108,9 +108,8 @@ TEST(EventLogBlockTest, TypesTheBlockingSinkDoesNotAcceptNeverBlock) {
   auto all = log.AddCursor(EventTypeFilter::All(), all_drops, nullptr);
   log.BlockWhenFull(blocking, "lifecycle-only", refusals);
   const std::string p1 = "p1", p2 = "p2", p3 = "p3";
-  std::vector<IncomingEvent> profiles = {Event(p1, kTaskProfile, 1, 0),
-                                         Event(p2, kTaskProfile, 2, 0),
-                                         Event(p3, kTaskProfile, 3, 0)};
+  std::vector<IncomingEvent> profiles = {
+      Event(p1, kTaskProfile, 1, 0), Event(p2, kTaskProfile, 2, 0), Event(p3, kTaskProfile, 3, 0)};
   EXPECT_TRUE(log.Append(profiles).ok());
   EXPECT_EQ(all_drops.Total(DropReason::kOverflow), 1u);
   EXPECT_EQ(refusals.load(), 0u);

@@ -49,7 +49,8 @@ TEST(EventLogTest, EachCursorReadsEveryAcceptedEventInOrder) {
   DropCounters drops_a, drops_b;
   auto a = log.AddCursor(EventTypeFilter::All(), drops_a, nullptr);
   auto b = log.AddCursor(EventTypeFilter::Of({kTaskLifecycle}), drops_b, nullptr);
-  auto set = Events({{kTaskDefinition, "def"}, {kTaskLifecycle, "life1"}, {kTaskLifecycle, "life2"}});
+  auto set =
+      Events({{kTaskDefinition, "def"}, {kTaskLifecycle, "life1"}, {kTaskLifecycle, "life2"}});
   ASSERT_TRUE(log.Append(set.events).ok());
 
   EXPECT_EQ(ReadAll(log, a), (std::vector<std::string>{"def", "life1", "life2"}));
@@ -193,7 +194,8 @@ IncomingEvent Event(const std::string& bytes, int32_t type, uint64_t id, uint64_
 }
 
 TEST(EventLogDedupTest, DropsAnIdSeenWithinTheWindowAndCountsItOnce) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 2, .merger_factory = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20},
+               {.dedup_window_events = 2, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a", b = "b", c = "c";
@@ -210,7 +212,8 @@ TEST(EventLogDedupTest, DropsAnIdSeenWithinTheWindowAndCountsItOnce) {
 }
 
 TEST(EventLogDedupTest, EventsWithoutAnIdAreNeverDeduplicated) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 100, .merger_factory = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20},
+               {.dedup_window_events = 100, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a";
@@ -223,7 +226,8 @@ TEST(EventLogDedupTest, EventsWithoutAnIdAreNeverDeduplicated) {
 }
 
 TEST(EventLogDedupTest, WindowOfZeroKeepsEverything) {
-  EventLog log({.max_events = 100, .max_bytes = 1 << 20}, {.dedup_window_events = 0, .merger_factory = nullptr});
+  EventLog log({.max_events = 100, .max_bytes = 1 << 20},
+               {.dedup_window_events = 0, .merger_factory = nullptr});
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a";
@@ -288,10 +292,10 @@ TEST(EventLogCoalesceTest, NeverAcrossTypesOrForKeyZeroOrWhenTheMergerDeclines) 
   DropCounters drops;
   auto cursor = log.AddCursor(EventTypeFilter::All(), drops, nullptr);
   const std::string a = "a", b = "b", p1 = "p1", p2 = "p2", bad = "unmergeable";
-  std::vector<IncomingEvent> events = {
-      Event(a, kTaskLifecycle, 1, 42), Event(b, kTaskDefinition, 2, 42),  // same key, other type
-      Event(p1, 15, 3, 0), Event(p2, 15, 4, 0),                          // platform: key 0
-      Event(bad, kTaskDefinition, 5, 42)};
+  std::vector<IncomingEvent> events = {Event(a, kTaskLifecycle, 1, 42),
+                                       Event(b, kTaskDefinition, 2, 42),  // same key, other type
+                                       Event(p1, 15, 3, 0), Event(p2, 15, 4, 0),  // platform: key 0
+                                       Event(bad, kTaskDefinition, 5, 42)};
   ASSERT_TRUE(log.Append(events).ok());
   // A refused merge delivers the parts separately, in the entity's order, at
   // the place of the entry they joined.

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
+#include "common/sink_url.h"
 #include "config/event_type_list.h"
 #include "config/ray_environment.h"
-#include "common/sink_url.h"
 #include "config/units.h"
 #include "config_test_util.h"
 

@@ -286,9 +286,9 @@ TEST(LoadConfigHttpIngestTest, ForwardingToAnotherAggregatorOnTheSamePortIsFine)
   CommandLine cli;
   cli.http_port = 8084;
   cli.http_address = "0.0.0.0";
-  const Environment env(std::map<std::string, std::string>{
-      {"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR",
-       "http://central-aggregator:8084/v1/events"}});
+  const Environment env(
+      std::map<std::string, std::string>{{"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR",
+                                          "http://central-aggregator:8084/v1/events"}});
   EXPECT_TRUE(LoadConfig(cli, env).ok());
 }
 

@@ -99,8 +99,9 @@ TEST_F(OpsLoadTest, ExpandsEnvironmentVariablesInLabelValues) {
 
 TEST_F(OpsLoadTest, FlagsOverrideTheFileAndEnableOps) {
   std::ofstream(path_) << "ops:\n  address: 10.0.0.1\n  port: 9000\n";
-  absl::StatusOr<CommandLine> cli = ParseCommandLine(
-      {"--config", path_, "--ops-port", "0", "--ops-address", "127.0.0.2", "--ops-port-file", "/p"});
+  absl::StatusOr<CommandLine> cli =
+      ParseCommandLine({"--config", path_, "--ops-port", "0", "--ops-address", "127.0.0.2",
+                        "--ops-port-file", "/p"});
   ASSERT_TRUE(cli.ok()) << cli.status();
   EXPECT_EQ(cli->ops_port_file, "/p");
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(*cli, Environment({}));

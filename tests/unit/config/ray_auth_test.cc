@@ -14,10 +14,10 @@
 namespace rayagg {
 namespace {
 
+using test::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_config::Message;
-using test::TempDir;
 
 absl::StatusOr<LoadedConfig> Load(std::map<std::string, std::string> vars) {
   return LoadConfig(CommandLine{}, Environment(std::move(vars)));
@@ -51,13 +51,14 @@ TEST(RayAuthTest, TokenFromTokenPathThenFromHome) {
   dir.Write(".ray/auth_token", "home-token\n");
   const std::string path = dir.Write("custom", "custom-token\n");
 
-  EXPECT_EQ(AuthOf({{"RAY_AUTH_MODE", "TOKEN"}, {"RAY_AUTH_TOKEN_PATH", path}, {"HOME", dir.Path("")}})
-                .token,
-            "custom-token");
+  EXPECT_EQ(
+      AuthOf({{"RAY_AUTH_MODE", "TOKEN"}, {"RAY_AUTH_TOKEN_PATH", path}, {"HOME", dir.Path("")}})
+          .token,
+      "custom-token");
   // An empty RAY_AUTH_TOKEN counts as unset, as in Ray.
-  EXPECT_EQ(AuthOf({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", ""}, {"HOME", dir.Path("")}})
-                .token,
-            "home-token");
+  EXPECT_EQ(
+      AuthOf({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", ""}, {"HOME", dir.Path("")}}).token,
+      "home-token");
 }
 
 TEST(RayAuthTest, MissingTokenStopsStartupWithoutLeakingAnything) {

@@ -97,8 +97,8 @@ TEST(RayEnvironmentTest, UnusableExportAddrWarnsAndCreatesNothing) {
   LoadedConfig loaded = Load({{"EVENTS_EXPORT_ADDR", "ftp://collector/events"}});
   EXPECT_THAT(loaded.config.sinks, IsEmpty());
   EXPECT_THAT(loaded.warnings,
-              Contains(AllOf(HasSubstr("EVENTS_EXPORT_ADDR"),
-                             HasSubstr("must start with http://"), HasSubstr("NO sink"))));
+              Contains(AllOf(HasSubstr("EVENTS_EXPORT_ADDR"), HasSubstr("must start with http://"),
+                             HasSubstr("NO sink"))));
 }
 
 TEST(RayEnvironmentTest, ExportAddrCredentialsAreNotEchoed) {

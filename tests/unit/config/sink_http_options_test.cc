@@ -87,8 +87,9 @@ TEST(SinkHttpOptionsTest, BadValuesNameTheirKey) {
   EXPECT_THAT(ErrorOf("sinks:\n  - url: http://h/x\n    bearer_token_file: /t\n"
                       "    headers:\n      authorization: Basic x\n"),
               HasSubstr("sinks[0].headers.authorization: conflicts with bearer_token_file"));
-  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://h/x\n    headers:\n      X-A: \"1\"\n      x-a: \"2\"\n"),
-              HasSubstr("sinks[0].headers.x-a: duplicate header"));
+  EXPECT_THAT(
+      ErrorOf("sinks:\n  - url: http://h/x\n    headers:\n      X-A: \"1\"\n      x-a: \"2\"\n"),
+      HasSubstr("sinks[0].headers.x-a: duplicate header"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: http://h/x\n    tls:\n      verify: false\n"),
               HasSubstr("sinks[0].tls.verify: unknown key"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: https://h/x\n    tls:\n      cert_file: /c.pem\n"),

@@ -374,8 +374,9 @@ TEST(YamlConfigTest, DeliveryPolicyKeys) {
 }
 
 TEST(YamlConfigTest, DeliveryPolicyErrorsNameTheKey) {
-  EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    retry_policy: vector\n"),
-              HasSubstr("sinks[0].retry_policy: must be one of default, ray_compat; got \"vector\""));
+  EXPECT_THAT(
+      ErrorOf("sinks:\n  - url: http://a/\n    retry_policy: vector\n"),
+      HasSubstr("sinks[0].retry_policy: must be one of default, ray_compat; got \"vector\""));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    when_full: drop_newest\n"),
               HasSubstr("sinks[0].when_full: must be one of drop_oldest, block"));
   EXPECT_THAT(ErrorOf("sinks:\n  - url: http://a/\n    max_in_flight: 0\n"),

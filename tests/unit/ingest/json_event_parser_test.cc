@@ -64,10 +64,10 @@ TEST(JsonEventParserTest, AcceptsTheLenientFormsOfProto3Json) {
     })",
                                     event);
   ASSERT_TRUE(status.ok()) << status;
-  EXPECT_EQ(event.event_id(), "1");                                 // unpadded base64
-  EXPECT_EQ(static_cast<int>(event.event_type()), 10);              // enum by number
-  EXPECT_EQ(event.source_pid(), 42);                                // int as string
-  EXPECT_EQ(event.task_lifecycle_event().task_id(), "\xfb\xff");    // URL-safe base64
+  EXPECT_EQ(event.event_id(), "1");                               // unpadded base64
+  EXPECT_EQ(static_cast<int>(event.event_type()), 10);            // enum by number
+  EXPECT_EQ(event.source_pid(), 42);                              // int as string
+  EXPECT_EQ(event.task_lifecycle_event().task_id(), "\xfb\xff");  // URL-safe base64
   EXPECT_EQ(event.task_lifecycle_event().task_attempt(), 2);
   ASSERT_EQ(event.task_lifecycle_event().state_transitions_size(), 1);
   EXPECT_EQ(event.task_lifecycle_event().state_transitions(0).timestamp().seconds(), 1751302230);
@@ -86,7 +86,8 @@ TEST(JsonEventParserTest, RefusesWhatDoesNotMapAndNamesTheField) {
     const char* message;
   };
   const Case cases[] = {
-      {R"({"eventType": "NEWER_RAY_EVENT"})", "eventType: unknown EventType value \"NEWER_RAY_EVENT\""},
+      {R"({"eventType": "NEWER_RAY_EVENT"})",
+       "eventType: unknown EventType value \"NEWER_RAY_EVENT\""},
       {R"({"taskLifecycleEvent": {"stateTransitions": [{"state": "HIBERNATING"}]}})",
        "taskLifecycleEvent.stateTransitions[0].state: unknown TaskStatus value \"HIBERNATING\""},
       {R"({"eventId": "not base64!"})", "eventId: invalid base64"},
@@ -117,24 +118,29 @@ TEST(JsonEventParserTest, ArrayParserAgreesWithElementParser) {
       elements.push_back(test::ProtobufPrinterJson(event, snake_case));
     }
   }
-  for (const char* odd : {
-           R"({"eventType": "NEWER_RAY_EVENT", "eventId": "AQ=="})",
-           R"({"eventId": "AQ==", "eventType": "TASK_LIFECYCLE_EVENT", "taskLifecycleEvent": {"stateTransitions": [{"state": "RUNNING"}, {"state": "HIBERNATING"}]}})",
-           R"({"eventId": "not base64!", "eventType": 7})",
-           R"({"sourcePid": "x", "eventType": "ACTOR_DEFINITION_EVENT"})",
-           R"({"taskDefinitionEvent": []})",
-           R"({"taskDefinitionEvent": {"requiredResources": {"CPU": "lots"}}})",
-           R"({"taskDefinitionEvent": {"requiredResources": {"CPU": null}}})",
-           R"({"taskDefinitionEvent": {"requiredResources": []}})",
-           R"({"taskDefinitionEvent": {"refIds": {"a": "%%"}}})",
-           R"({"taskLifecycleEvent": {"stateTransitions": {}}})",
-           R"({"taskLifecycleEvent": {"stateTransitions": [null]}})",
-           R"({"taskLifecycleEvent": {"stateTransitions": [[1]]}})",
-           R"({"taskLifecycleEvent": {"stateTransitions": [{"timestamp": {}}]}})",
-           R"({"timestamp": ["2025-01-01T00:00:00Z"]})",
-           R"({"message": {"nested": 1}})",
-           R"({"eventId": "AQ==", "unknownObject": {"a": [1, {"b": 2}]}, "unknownList": [[], {}], "message": "after"})",
-           R"([1, 2])", R"("text")", R"(42)", R"(null)", R"({})"}) {
+  for (
+      const char* odd :
+      {R"({"eventType": "NEWER_RAY_EVENT", "eventId": "AQ=="})",
+       R"({"eventId": "AQ==", "eventType": "TASK_LIFECYCLE_EVENT", "taskLifecycleEvent": {"stateTransitions": [{"state": "RUNNING"}, {"state": "HIBERNATING"}]}})",
+       R"({"eventId": "not base64!", "eventType": 7})",
+       R"({"sourcePid": "x", "eventType": "ACTOR_DEFINITION_EVENT"})",
+       R"({"taskDefinitionEvent": []})",
+       R"({"taskDefinitionEvent": {"requiredResources": {"CPU": "lots"}}})",
+       R"({"taskDefinitionEvent": {"requiredResources": {"CPU": null}}})",
+       R"({"taskDefinitionEvent": {"requiredResources": []}})",
+       R"({"taskDefinitionEvent": {"refIds": {"a": "%%"}}})",
+       R"({"taskLifecycleEvent": {"stateTransitions": {}}})",
+       R"({"taskLifecycleEvent": {"stateTransitions": [null]}})",
+       R"({"taskLifecycleEvent": {"stateTransitions": [[1]]}})",
+       R"({"taskLifecycleEvent": {"stateTransitions": [{"timestamp": {}}]}})",
+       R"({"timestamp": ["2025-01-01T00:00:00Z"]})",
+       R"({"message": {"nested": 1}})",
+       R"({"eventId": "AQ==", "unknownObject": {"a": [1, {"b": 2}]}, "unknownList": [[], {}], "message": "after"})",
+       R"([1, 2])",
+       R"("text")",
+       R"(42)",
+       R"(null)",
+       R"({})"}) {
     elements.push_back(odd);
   }
   std::string body = "[";
@@ -149,15 +155,16 @@ TEST(JsonEventParserTest, ArrayParserAgreesWithElementParser) {
   std::vector<RayEvent> events(elements.size());
   std::vector<int32_t> claimed(elements.size(), -1);
   const absl::Status status = ParseEventArray(
-      body, EventArrayCallbacks{
-                .on_event = [&](size_t index, RayEvent& event) {
-                  outcomes.at(index) = "ok";
-                  events.at(index) = event;
-                },
-                .on_error = [&](size_t index, int32_t type, std::string reason) {
-                  outcomes.at(index) = "error " + reason;
-                  claimed.at(index) = type;
-                }});
+      body, EventArrayCallbacks{.on_event =
+                                    [&](size_t index, RayEvent& event) {
+                                      outcomes.at(index) = "ok";
+                                      events.at(index) = event;
+                                    },
+                                .on_error =
+                                    [&](size_t index, int32_t type, std::string reason) {
+                                      outcomes.at(index) = "error " + reason;
+                                      claimed.at(index) = type;
+                                    }});
   ASSERT_TRUE(status.ok()) << status;
   for (size_t i = 0; i < elements.size(); ++i) {
     RayEvent expected;
@@ -170,9 +177,9 @@ TEST(JsonEventParserTest, ArrayParserAgreesWithElementParser) {
     }
   }
   const size_t first_odd = elements.size() - 21;
-  EXPECT_EQ(claimed[first_odd], 0);                                  // unknown type name
+  EXPECT_EQ(claimed[first_odd], 0);  // unknown type name
   EXPECT_EQ(claimed[first_odd + 1], RayEvent::TASK_LIFECYCLE_EVENT);
-  EXPECT_EQ(claimed[first_odd + 2], RayEvent::NODE_DEFINITION_EVENT);  // by number
+  EXPECT_EQ(claimed[first_odd + 2], RayEvent::NODE_DEFINITION_EVENT);   // by number
   EXPECT_EQ(claimed[first_odd + 3], RayEvent::ACTOR_DEFINITION_EVENT);  // named after the error
   for (size_t i = elements.size() - 5; i < elements.size() - 1; ++i) {
     EXPECT_EQ(claimed[i], 0) << elements[i];  // not objects: no type, none left over either
@@ -184,10 +191,9 @@ TEST(JsonEventParserTest, ArrayParserClaimsTypesPerElement) {
   const absl::Status status = ParseEventArray(
       R"([{"eventType": "NODE_LIFECYCLE_EVENT", "sourcePid": "x"}, "text", [1],
           {"sourcePid": "x", "event_type": 9}, {"sourcePid": "y"}])",
-      EventArrayCallbacks{.on_event = [](size_t, RayEvent&) {},
-                          .on_error = [&](size_t, int32_t type, std::string) {
-                            claimed.push_back(type);
-                          }});
+      EventArrayCallbacks{
+          .on_event = [](size_t, RayEvent&) {},
+          .on_error = [&](size_t, int32_t type, std::string) { claimed.push_back(type); }});
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(claimed, (std::vector<int32_t>{RayEvent::NODE_LIFECYCLE_EVENT, 0, 0,
                                            RayEvent::ACTOR_DEFINITION_EVENT, 0}));

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,7 +16,8 @@ namespace rayagg::testing {
 struct EncoderPair {
   explicit EncoderPair(JsonOptions options)
       : ours(MakeFastJsonEncoder(options)),
-        ours_reflection_only(MakeFastJsonEncoder(options, {.parse_on_arena = false, .specialized = false})),
+        ours_reflection_only(
+            MakeFastJsonEncoder(options, {.parse_on_arena = false, .specialized = false})),
         oracle(MakeProtobufJsonEncoder(options)) {}
   std::unique_ptr<EventJsonEncoder> ours;                  // the default
   std::unique_ptr<EventJsonEncoder> ours_reflection_only;  // no specializations, no arena
@@ -28,7 +28,8 @@ struct EncoderPair {
 // agree: both fail, or both succeed with JSON values that compare equal
 // (nlohmann::json: object key order ignored, numbers compared by value —
 // doubles exactly; 64-bit integers are strings on both sides).
-inline std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder, EventJsonEncoder& oracle_encoder,
+inline std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder,
+                                              EventJsonEncoder& oracle_encoder,
                                               std::string_view bytes) {
   // A non-empty prefix checks that each encoder appends and, on error,
   // leaves the buffer as it was.

@@ -36,7 +36,8 @@ void CollectFields(const google::protobuf::Descriptor* d,
   if (!seen.insert(d).second) return;
   for (int i = 0; i < d->field_count(); ++i) {
     fields.insert(d->field(i));
-    if (d->field(i)->message_type() != nullptr) CollectFields(d->field(i)->message_type(), seen, fields);
+    if (d->field(i)->message_type() != nullptr)
+      CollectFields(d->field(i)->message_type(), seen, fields);
   }
 }
 
@@ -96,10 +97,11 @@ TEST(JsonDifferentialTest, DefaultEventPrintsEveryFieldWithoutPresence) {
   auto encoder = MakeFastJsonEncoder({});
   std::string out;
   ASSERT_TRUE(encoder->AppendEvent("", out).ok());
-  EXPECT_EQ(out,
-            R"({"eventId":"","sourceType":"SOURCE_TYPE_UNSPECIFIED","eventType":"EVENT_TYPE_UNSPECIFIED",)"
-            R"("severity":"EVENT_SEVERITY_UNSPECIFIED","message":"","sessionName":"","nodeId":"",)"
-            R"("sourceHostname":"","sourcePid":0})");
+  EXPECT_EQ(
+      out,
+      R"({"eventId":"","sourceType":"SOURCE_TYPE_UNSPECIFIED","eventType":"EVENT_TYPE_UNSPECIFIED",)"
+      R"("severity":"EVENT_SEVERITY_UNSPECIFIED","message":"","sessionName":"","nodeId":"",)"
+      R"("sourceHostname":"","sourcePid":0})");
 }
 
 TEST(JsonDifferentialTest, InvalidBytesAreRejectedAndOutputKept) {

@@ -73,9 +73,10 @@ TEST(JsonWriterTest, TimestampsMatchProtobufTimeUtil) {
     ts.set_seconds(i < 4 ? (i % 2 ? TimeUtil::kTimestampMinSeconds : TimeUtil::kTimestampMaxSeconds)
                          : seconds_dist(rng));
     const int32_t nanos = static_cast<int32_t>(rng() % 1000000000);
-    ts.set_nanos(i % 4 == 0 ? 0 : i % 4 == 1 ? nanos / 1000000 * 1000000
-                                 : i % 4 == 2 ? nanos / 1000 * 1000
-                                              : nanos);
+    ts.set_nanos(i % 4 == 0   ? 0
+                 : i % 4 == 1 ? nanos / 1000000 * 1000000
+                 : i % 4 == 2 ? nanos / 1000 * 1000
+                              : nanos);
     std::string out;
     ASSERT_TRUE(AppendTimestampQuoted(ts.seconds(), ts.nanos(), out));
     ASSERT_EQ(out, "\"" + TimeUtil::ToString(ts) + "\"") << ts.ShortDebugString();

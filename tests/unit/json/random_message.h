@@ -81,60 +81,98 @@ class RandomMessageFiller {
 
   int64_t RandomInt64() {
     switch (Uniform(0, 9)) {
-      case 0: return 0;
-      case 1: return std::numeric_limits<int64_t>::min();
-      case 2: return std::numeric_limits<int64_t>::max();
-      case 3: return -1;
-      case 4: return (int64_t{1} << 53) + 1;
-      case 5: return -static_cast<int64_t>(Uniform(1, 1000000));
-      case 6: return Uniform(0, 1000);
-      default: return static_cast<int64_t>(rng_());
+      case 0:
+        return 0;
+      case 1:
+        return std::numeric_limits<int64_t>::min();
+      case 2:
+        return std::numeric_limits<int64_t>::max();
+      case 3:
+        return -1;
+      case 4:
+        return (int64_t{1} << 53) + 1;
+      case 5:
+        return -static_cast<int64_t>(Uniform(1, 1000000));
+      case 6:
+        return Uniform(0, 1000);
+      default:
+        return static_cast<int64_t>(rng_());
     }
   }
   uint64_t RandomUInt64() {
     switch (Uniform(0, 6)) {
-      case 0: return 0;
-      case 1: return std::numeric_limits<uint64_t>::max();
-      case 2: return uint64_t{1} << 63;
-      case 3: return static_cast<uint64_t>(Uniform(0, 1000));
-      default: return rng_();
+      case 0:
+        return 0;
+      case 1:
+        return std::numeric_limits<uint64_t>::max();
+      case 2:
+        return uint64_t{1} << 63;
+      case 3:
+        return static_cast<uint64_t>(Uniform(0, 1000));
+      default:
+        return rng_();
     }
   }
   int32_t RandomInt32() {
     switch (Uniform(0, 7)) {
-      case 0: return 0;
-      case 1: return std::numeric_limits<int32_t>::min();
-      case 2: return std::numeric_limits<int32_t>::max();
-      case 3: return -1;
-      case 4: return Uniform(-1000, 1000);
-      default: return static_cast<int32_t>(rng_());
+      case 0:
+        return 0;
+      case 1:
+        return std::numeric_limits<int32_t>::min();
+      case 2:
+        return std::numeric_limits<int32_t>::max();
+      case 3:
+        return -1;
+      case 4:
+        return Uniform(-1000, 1000);
+      default:
+        return static_cast<int32_t>(rng_());
     }
   }
   uint32_t RandomUInt32() {
     switch (Uniform(0, 4)) {
-      case 0: return 0;
-      case 1: return std::numeric_limits<uint32_t>::max();
-      case 2: return static_cast<uint32_t>(Uniform(0, 1000));
-      default: return static_cast<uint32_t>(rng_());
+      case 0:
+        return 0;
+      case 1:
+        return std::numeric_limits<uint32_t>::max();
+      case 2:
+        return static_cast<uint32_t>(Uniform(0, 1000));
+      default:
+        return static_cast<uint32_t>(rng_());
     }
   }
   double RandomDouble() {
     switch (Uniform(0, 17)) {
-      case 0: return 0.0;
-      case 1: return -0.0;
-      case 2: return std::numeric_limits<double>::quiet_NaN();
-      case 3: return std::numeric_limits<double>::infinity();
-      case 4: return -std::numeric_limits<double>::infinity();
-      case 5: return std::numeric_limits<double>::max();
-      case 6: return std::numeric_limits<double>::lowest();
-      case 7: return std::numeric_limits<double>::min();
-      case 8: return std::numeric_limits<double>::denorm_min();
-      case 9: return 0.1;
-      case 10: return 1.0 / 3.0;
-      case 11: return static_cast<double>(Uniform(0, 64));  // typical resource amounts
-      case 12: return 1e21;
-      case 13: return 1e-7;
-      case 14: return static_cast<double>(Uniform(-100000, 100000)) / 1000.0;
+      case 0:
+        return 0.0;
+      case 1:
+        return -0.0;
+      case 2:
+        return std::numeric_limits<double>::quiet_NaN();
+      case 3:
+        return std::numeric_limits<double>::infinity();
+      case 4:
+        return -std::numeric_limits<double>::infinity();
+      case 5:
+        return std::numeric_limits<double>::max();
+      case 6:
+        return std::numeric_limits<double>::lowest();
+      case 7:
+        return std::numeric_limits<double>::min();
+      case 8:
+        return std::numeric_limits<double>::denorm_min();
+      case 9:
+        return 0.1;
+      case 10:
+        return 1.0 / 3.0;
+      case 11:
+        return static_cast<double>(Uniform(0, 64));  // typical resource amounts
+      case 12:
+        return 1e21;
+      case 13:
+        return 1e-7;
+      case 14:
+        return static_cast<double>(Uniform(-100000, 100000)) / 1000.0;
       default: {
         // Random bit pattern, NaNs excluded (covered above).
         double value = 0;
@@ -166,13 +204,14 @@ class RandomMessageFiller {
   }
 
   uint32_t RandomCodePoint() {
-    static constexpr uint32_t kSpecial[] = {'"',    '\\',   '/',    '\'',   '<',    '>',
-                                            '&',    0x7F,   0x80,   0x9F,   0xAD,   0xE9,
-                                            0x600,  0x2028, 0x2029, 0xFEFF, 0xFFFD, 0xFFFF,
-                                            0x1F600, 0x10FFFF, 0x65E5, 0x672C};
+    static constexpr uint32_t kSpecial[] = {
+        '"',  '\\',  '/',    '\'',   '<',    '>',    '&',    0x7F,    0x80,     0x9F,   0xAD,
+        0xE9, 0x600, 0x2028, 0x2029, 0xFEFF, 0xFFFD, 0xFFFF, 0x1F600, 0x10FFFF, 0x65E5, 0x672C};
     switch (Uniform(0, 9)) {
-      case 0: return static_cast<uint32_t>(Uniform(0, 0x1F));  // control characters, NUL too
-      case 1: return kSpecial[Uniform(0, sizeof(kSpecial) / sizeof(kSpecial[0]) - 1)];
+      case 0:
+        return static_cast<uint32_t>(Uniform(0, 0x1F));  // control characters, NUL too
+      case 1:
+        return kSpecial[Uniform(0, sizeof(kSpecial) / sizeof(kSpecial[0]) - 1)];
       case 2: {
         uint32_t cp = 0;
         do {
@@ -180,7 +219,8 @@ class RandomMessageFiller {
         } while (cp >= 0xD800 && cp <= 0xDFFF);
         return cp;
       }
-      default: return static_cast<uint32_t>(Uniform(0x20, 0x7E));
+      default:
+        return static_cast<uint32_t>(Uniform(0x20, 0x7E));
     }
   }
 
@@ -188,9 +228,14 @@ class RandomMessageFiller {
     std::string s;
     int length = 0;
     switch (Uniform(0, 9)) {
-      case 0: return s;
-      case 1: length = Uniform(200, 3000); break;  // stack-trace sized
-      default: length = Uniform(1, 24); break;
+      case 0:
+        return s;
+      case 1:
+        length = Uniform(200, 3000);
+        break;  // stack-trace sized
+      default:
+        length = Uniform(1, 24);
+        break;
     }
     const bool plain = Percent(50);
     for (int i = 0; i < length; ++i) {
@@ -225,26 +270,51 @@ class RandomMessageFiller {
     int32_t nanos = 0;
     if (Uniform(0, 999) < bad_timestamp_per_mille) {
       switch (Uniform(0, 3)) {
-        case 0: seconds = 253402300800; break;
-        case 1: seconds = -62135596801; break;
-        case 2: nanos = -1; break;
-        default: nanos = 1000000000; break;
+        case 0:
+          seconds = 253402300800;
+          break;
+        case 1:
+          seconds = -62135596801;
+          break;
+        case 2:
+          nanos = -1;
+          break;
+        default:
+          nanos = 1000000000;
+          break;
       }
     } else {
       switch (Uniform(0, 5)) {
-        case 0: seconds = 0; break;
-        case 1: seconds = -62135596800; break;  // 0001-01-01
-        case 2: seconds = 253402300799; break;  // 9999-12-31
-        case 3: seconds = -static_cast<int64_t>(Uniform(1, 1000000000)); break;
+        case 0:
+          seconds = 0;
+          break;
+        case 1:
+          seconds = -62135596800;
+          break;  // 0001-01-01
+        case 2:
+          seconds = 253402300799;
+          break;  // 9999-12-31
+        case 3:
+          seconds = -static_cast<int64_t>(Uniform(1, 1000000000));
+          break;
         default:
           seconds = std::uniform_int_distribution<int64_t>(-62135596800, 253402300799)(rng_);
       }
       switch (Uniform(0, 4)) {
-        case 0: nanos = 0; break;
-        case 1: nanos = Uniform(0, 999) * 1000000; break;
-        case 2: nanos = Uniform(0, 999999) * 1000; break;
-        case 3: nanos = 999999999; break;
-        default: nanos = Uniform(0, 999999999);
+        case 0:
+          nanos = 0;
+          break;
+        case 1:
+          nanos = Uniform(0, 999) * 1000000;
+          break;
+        case 2:
+          nanos = Uniform(0, 999999) * 1000;
+          break;
+        case 3:
+          nanos = 999999999;
+          break;
+        default:
+          nanos = Uniform(0, 999999999);
       }
     }
     r->SetInt64(&ts, d->FindFieldByNumber(1), seconds);
@@ -258,15 +328,27 @@ class RandomMessageFiller {
     namespace pb = google::protobuf;
     const pb::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-      case pb::FieldDescriptor::CPPTYPE_INT32: r->SetInt32(&m, f, RandomInt32()); break;
-      case pb::FieldDescriptor::CPPTYPE_INT64: r->SetInt64(&m, f, RandomInt64()); break;
-      case pb::FieldDescriptor::CPPTYPE_UINT32: r->SetUInt32(&m, f, RandomUInt32()); break;
-      case pb::FieldDescriptor::CPPTYPE_UINT64: r->SetUInt64(&m, f, RandomUInt64()); break;
-      case pb::FieldDescriptor::CPPTYPE_DOUBLE: r->SetDouble(&m, f, RandomDouble()); break;
+      case pb::FieldDescriptor::CPPTYPE_INT32:
+        r->SetInt32(&m, f, RandomInt32());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_INT64:
+        r->SetInt64(&m, f, RandomInt64());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+        r->SetUInt32(&m, f, RandomUInt32());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT64:
+        r->SetUInt64(&m, f, RandomUInt64());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+        r->SetDouble(&m, f, RandomDouble());
+        break;
       case pb::FieldDescriptor::CPPTYPE_FLOAT:
         r->SetFloat(&m, f, static_cast<float>(RandomDouble()));
         break;
-      case pb::FieldDescriptor::CPPTYPE_BOOL: r->SetBool(&m, f, Percent(50)); break;
+      case pb::FieldDescriptor::CPPTYPE_BOOL:
+        r->SetBool(&m, f, Percent(50));
+        break;
       case pb::FieldDescriptor::CPPTYPE_ENUM:
         r->SetEnumValue(&m, f, RandomEnum(f->enum_type()));
         break;
@@ -274,7 +356,9 @@ class RandomMessageFiller {
         r->SetString(&m, f,
                      f->type() == pb::FieldDescriptor::TYPE_BYTES ? RandomBytes() : RandomString());
         break;
-      case pb::FieldDescriptor::CPPTYPE_MESSAGE: Fill(*r->MutableMessage(&m, f), depth + 1); break;
+      case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+        Fill(*r->MutableMessage(&m, f), depth + 1);
+        break;
     }
   }
 
@@ -283,15 +367,27 @@ class RandomMessageFiller {
     namespace pb = google::protobuf;
     const pb::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-      case pb::FieldDescriptor::CPPTYPE_INT32: r->AddInt32(&m, f, RandomInt32()); break;
-      case pb::FieldDescriptor::CPPTYPE_INT64: r->AddInt64(&m, f, RandomInt64()); break;
-      case pb::FieldDescriptor::CPPTYPE_UINT32: r->AddUInt32(&m, f, RandomUInt32()); break;
-      case pb::FieldDescriptor::CPPTYPE_UINT64: r->AddUInt64(&m, f, RandomUInt64()); break;
-      case pb::FieldDescriptor::CPPTYPE_DOUBLE: r->AddDouble(&m, f, RandomDouble()); break;
+      case pb::FieldDescriptor::CPPTYPE_INT32:
+        r->AddInt32(&m, f, RandomInt32());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_INT64:
+        r->AddInt64(&m, f, RandomInt64());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+        r->AddUInt32(&m, f, RandomUInt32());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT64:
+        r->AddUInt64(&m, f, RandomUInt64());
+        break;
+      case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+        r->AddDouble(&m, f, RandomDouble());
+        break;
       case pb::FieldDescriptor::CPPTYPE_FLOAT:
         r->AddFloat(&m, f, static_cast<float>(RandomDouble()));
         break;
-      case pb::FieldDescriptor::CPPTYPE_BOOL: r->AddBool(&m, f, Percent(50)); break;
+      case pb::FieldDescriptor::CPPTYPE_BOOL:
+        r->AddBool(&m, f, Percent(50));
+        break;
       case pb::FieldDescriptor::CPPTYPE_ENUM:
         r->AddEnumValue(&m, f, RandomEnum(f->enum_type()));
         break;

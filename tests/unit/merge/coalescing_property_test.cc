@@ -238,7 +238,8 @@ class Scenario {
       if (definitions_dropped == 0) {
         // Nothing lost: every task sent a definition arrives at least once.
         for (const auto& [task, count] : definitions_sent_) {
-          EXPECT_TRUE(definition_entries.contains(task)) << "definition of task " << task << " lost";
+          EXPECT_TRUE(definition_entries.contains(task))
+              << "definition of task " << task << " lost";
         }
       }
     } else {

@@ -47,7 +47,8 @@ std::vector<std::string> RandomChain(testing::RandomMessageFiller& filler, std::
   std::vector<std::string> parts;
   for (const RayEvent& event : events) {
     std::string bytes = event.SerializeAsString();
-    if (rng() % 5 == 0) bytes += std::string("\xf8\x07", 2) + static_cast<char>(rng() % 100);  // field 127
+    if (rng() % 5 == 0)
+      bytes += std::string("\xf8\x07", 2) + static_cast<char>(rng() % 100);  // field 127
     parts.push_back(std::move(bytes));
   }
   return parts;

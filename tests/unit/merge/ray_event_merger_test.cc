@@ -1,7 +1,7 @@
 #include "merge/ray_event_merger.h"
 
-#include <gtest/gtest.h>
 #include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -82,9 +82,9 @@ TEST(RayEventMergerTest, LatestSetValueWinsWithPresenceRules) {
 
   RayEvent later = Lifecycle("b", {{2, 20}});
   auto& l = *later.mutable_task_lifecycle_event();
-  l.set_worker_pid(0);                // implicit presence at default: not set
-  l.set_worker_id("w2");              // set: wins
-  l.set_is_debugger_paused(false);    // explicit presence: counts at its default
+  l.set_worker_pid(0);              // implicit presence at default: not set
+  l.set_worker_id("w2");            // set: wins
+  l.set_is_debugger_paused(false);  // explicit presence: counts at its default
   l.mutable_task_log_info()->set_stderr_file("err");
   l.mutable_task_log_info()->set_stdout_start(0);  // optional: counts at 0
   l.mutable_ray_error_info()->set_error_type(static_cast<ray::rpc::ErrorType>(3));
@@ -143,7 +143,8 @@ TEST(RayEventMergerTest, RefusesDifferentTypesAndGarbage) {
   std::string out;
   RayEvent def;
   def.set_event_type(RayEvent::TASK_DEFINITION_EVENT);
-  EXPECT_FALSE(MergePair(merger, Lifecycle("a", {}).SerializeAsString(), def.SerializeAsString(), out));
+  EXPECT_FALSE(
+      MergePair(merger, Lifecycle("a", {}).SerializeAsString(), def.SerializeAsString(), out));
   EXPECT_FALSE(MergePair(merger, "\xff\xff\xff", def.SerializeAsString(), out));
 }
 

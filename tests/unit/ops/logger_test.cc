@@ -41,7 +41,8 @@ TEST_F(LoggerTest, JsonFormatWritesOneValidObjectPerLine) {
   config.file = dir_ + "/agg.log";
   auto logger = MakeLogger(config);
   ASSERT_TRUE(logger.ok()) << logger.status();
-  (*logger)->warn("delivery failed sink={} failure={}", "a", "quote \" backslash \\ newline \n tab \t");
+  (*logger)->warn("delivery failed sink={} failure={}", "a",
+                  "quote \" backslash \\ newline \n tab \t");
   (*logger)->debug("below the level");
   (*logger)->flush();
   const auto lines = Lines(config.file);

@@ -34,8 +34,8 @@ using google::protobuf::util::MessageDifferencer;
 events::AddEventsRequest BuildFullRequest() {
   events::AddEventsRequest request =
       rayagg::test::RequestOf(rayagg::test::EventsSettingEveryField());
-  auto* dropped = request.mutable_events_data()->mutable_task_events_metadata()
-                      ->add_dropped_task_attempts();
+  auto* dropped =
+      request.mutable_events_data()->mutable_task_events_metadata()->add_dropped_task_attempts();
   dropped->set_task_id("dropped-task");
   dropped->set_attempt_number(9);
   return request;

@@ -25,7 +25,7 @@ TEST(BackoffTest, CapsAtMaxBackoff) {
 
 TEST(BackoffTest, JitterStaysWithinRatio) {
   Backoff backoff(RayDefaults(), RetryPolicy::kRayCompat);
-  EXPECT_EQ(backoff.Delay(4, 0.0), Duration(72));    // 80 ms - 10 %
+  EXPECT_EQ(backoff.Delay(4, 0.0), Duration(72));       // 80 ms - 10 %
   EXPECT_EQ(backoff.Delay(4, 0.999999), Duration(88));  // just under 80 ms + 10 %
   EXPECT_EQ(backoff.Delay(20, 0.0), Duration(4500));
 }
@@ -44,7 +44,7 @@ TEST(BackoffTest, ZeroJitterIsDeterministic) {
 TEST(BackoffTest, FullJitterByDefaultDrawsFromZeroToTheStep) {
   Backoff backoff(RetryConfig{}, RetryPolicy::kDefault);
   EXPECT_EQ(backoff.Delay(1, 0.0), Duration(0));
-  EXPECT_EQ(backoff.Delay(4, 0.5), Duration(40));     // half of the 80 ms step
+  EXPECT_EQ(backoff.Delay(4, 0.5), Duration(40));  // half of the 80 ms step
   EXPECT_EQ(backoff.Delay(4, 0.999999), Duration(80));
   EXPECT_EQ(backoff.Delay(100, 0.25), Duration(1250));  // a quarter of the 5 s cap
 }

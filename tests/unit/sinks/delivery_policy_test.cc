@@ -42,11 +42,12 @@ TEST(DeliveryPolicyTest, RayCompatSucceedsBelow400AndRetriesEverythingElse) {
 
 TEST(DeliveryPolicyTest, NetworkErrorsAreRetriedUnderBothPolicies) {
   for (RetryPolicy policy : {RetryPolicy::kDefault, RetryPolicy::kRayCompat}) {
-    const Classification timeout =
-        Classify(policy, DeliveryOutcome{.failure = "timed out", .reason = FailureReason::kTimeout});
+    const Classification timeout = Classify(
+        policy, DeliveryOutcome{.failure = "timed out", .reason = FailureReason::kTimeout});
     EXPECT_EQ(timeout.verdict, Verdict::kRetry);
     EXPECT_EQ(timeout.reason, FailureReason::kTimeout);
-    const Classification reset = Classify(policy, DeliveryOutcome{.failure = "reset", .reason = FailureReason::kConnection});
+    const Classification reset =
+        Classify(policy, DeliveryOutcome{.failure = "reset", .reason = FailureReason::kConnection});
     EXPECT_EQ(reset.verdict, Verdict::kRetry);
     EXPECT_EQ(reset.reason, FailureReason::kConnection);
     EXPECT_EQ(Classify(policy, DeliveryOutcome{.delivered = true}).verdict, Verdict::kSuccess);

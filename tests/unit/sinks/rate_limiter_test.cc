@@ -36,7 +36,7 @@ TEST(RateLimiterTest, BucketRefillsWhileIdle) {
 TEST(RateLimiterTest, BookingAboveTheBurstWaitsForAFullBucketThenOverdraws) {
   RateLimiter limiter(100, 10);
   const Clock::time_point start = Clock::now();
-  EXPECT_EQ(limiter.Reserve(1000, start), start);                      // full bucket: goes
+  EXPECT_EQ(limiter.Reserve(1000, start), start);                           // full bucket: goes
   EXPECT_EQ(limiter.Reserve(10, start), start + std::chrono::seconds(10));  // after the debt
 }
 
