@@ -1,0 +1,133 @@
+#include "history/api_server.h"
+
+#include <chrono>
+
+#include "common/text.h"
+#include "history/index_schema.h"
+
+namespace rayagg::history {
+
+ReaderPool::Lease::~Lease() {
+  if (db_ != nullptr && pool_ != nullptr) pool_->Release(std::move(db_));
+}
+
+absl::StatusOr<ReaderPool::Lease> ReaderPool::Acquire() {
+  std::unique_lock lock(mutex_);
+  available_.wait(lock, [&] { return !idle_.empty() || open_ < max_; });
+  if (!idle_.empty()) {
+    std::unique_ptr<SqliteDb> db = std::move(idle_.back());
+    idle_.pop_back();
+    return Lease(*this, std::move(db));
+  }
+  ++open_;
+  lock.unlock();
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db = OpenIndexForReading(index_dir_, cache_bytes_);
+  if (!db.ok()) {
+    std::lock_guard relock(mutex_);
+    --open_;
+    available_.notify_one();
+    return db.status();
+  }
+  return Lease(*this, std::move(*db));
+}
+
+void ReaderPool::Release(std::unique_ptr<SqliteDb> db) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(db));
+  available_.notify_one();
+}
+
+namespace {
+
+http::status HttpStatusOf(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return http::status::bad_request;
+    case absl::StatusCode::kNotFound:
+      return http::status::not_found;
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kUnavailable:
+      return http::status::service_unavailable;
+    default:
+      return http::status::internal_server_error;
+  }
+}
+
+}  // namespace
+
+HttpServerResponse HistoryApi::Answer(ApiRoute route, Query query, HttpRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  auto json_response = [&](http::status status, const nlohmann::json& body) {
+    HttpServerResponse response = MakeHttpResponse(
+        request, status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+        "application/json");
+    response.set(http::field::cache_control, "no-store");
+    return response;
+  };
+  auto error = [&](const absl::Status& status) {
+    metrics_.query_errors[static_cast<size_t>(route)].fetch_add(1);
+    return json_response(HttpStatusOf(status),
+                         {{"result", false}, {"msg", strings::View(status.message())}});
+  };
+  HttpServerResponse response;
+  if (!ready_()) {
+    response = error(absl::UnavailableError("the index is not open yet"));
+  } else {
+    absl::StatusOr<QueryParams> params =
+        QueryParams::FromTarget(std::string_view(request.target().data(), request.target().size()));
+    if (!params.ok()) {
+      response = error(params.status());
+    } else {
+      absl::StatusOr<ReaderPool::Lease> lease = readers_.Acquire();
+      if (!lease.ok()) {
+        response = error(absl::UnavailableError(lease.status().message()));
+      } else {
+        HistoryQueries queries(lease->db(), options_.limits);
+        absl::StatusOr<nlohmann::json> answer = (queries.*query)(*params);
+        response = answer.ok() ? json_response(http::status::ok, *answer) : error(answer.status());
+      }
+    }
+  }
+  metrics_.query_latency[static_cast<size_t>(route)].Observe(std::chrono::steady_clock::now() -
+                                                             started);
+  return response;
+}
+
+void HistoryApi::AddRoutes(HttpServer& server) {
+  struct Route {
+    const char* path;
+    ApiRoute route;
+    Query query;
+  };
+  const Route routes[] = {
+      {"/api/history/v1/sessions", ApiRoute::kSessions, &HistoryQueries::Sessions},
+      {"/api/history/v1/counts", ApiRoute::kCounts, &HistoryQueries::Counts},
+      {"/api/history/v1/groups", ApiRoute::kGroups, &HistoryQueries::Groups},
+      {"/api/history/v1/tasks", ApiRoute::kTasks, &HistoryQueries::Tasks},
+      {"/api/history/v1/task", ApiRoute::kTask, &HistoryQueries::Task},
+      {"/api/history/v1/actor", ApiRoute::kActor, &HistoryQueries::Actor},
+      {"/api/history/v1/job", ApiRoute::kJob, &HistoryQueries::Job},
+      {"/api/v0/tasks", ApiRoute::kRayTasks, &HistoryQueries::RayListTasks},
+      {"/api/v0/tasks/summarize", ApiRoute::kRaySummarize, &HistoryQueries::RaySummarizeTasks},
+  };
+  for (const Route& route : routes) {
+    server.AddRoute(route.path, {http::verb::get}, [this, route](HttpRequest& request) {
+      return Answer(route.route, route.query, request);
+    });
+  }
+  server.AddRoute("/healthz", {http::verb::get}, [](HttpRequest& request) {
+    return MakeHttpResponse(request, http::status::ok, "ok\n");
+  });
+  server.AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
+    const bool ready = ready_();
+    return MakeHttpResponse(request, ready ? http::status::ok : http::status::service_unavailable,
+                            ready ? "ready\n" : "index not open\n");
+  });
+  server.AddRoute("/metrics", {http::verb::get}, [this](HttpRequest& request) {
+    return MakeHttpResponse(request, http::status::ok,
+                            RenderHistoryMetrics(metrics_, ready_(), now_ms_()),
+                            "text/plain; version=0.0.4; charset=utf-8");
+  });
+}
+
+}  // namespace rayagg::history

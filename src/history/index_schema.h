@@ -1,0 +1,39 @@
+// The task index's SQLite schema and its version (docs/HISTORY.md "The
+// index"). Opening an index whose version is older than this binary's either
+// migrates it in place or, when no migration exists, tells the caller to
+// rebuild it from the store; a newer version is refused (never downgrade an
+// index in place).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "history/sqlite.h"
+
+namespace rayagg::history {
+
+inline constexpr int64_t kIndexSchemaVersion = 1;
+
+struct OpenedIndex {
+  std::unique_ptr<SqliteDb> db;
+  // The version found on disk before opening (0: a new file).
+  int64_t found_version = 0;
+  // True when the file was older than this binary, could not be migrated,
+  // and was replaced by an empty index: everything must be re-read.
+  bool rebuilt = false;
+  bool migrated = false;
+};
+
+// Opens or creates `directory`/index.sqlite for writing (WAL, synchronous
+// NORMAL), creating or migrating the schema as described above.
+absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory, uint64_t cache_bytes);
+
+// A read-only connection for queries (after OpenIndexForWriting created it).
+absl::StatusOr<std::unique_ptr<SqliteDb>> OpenIndexForReading(const std::string& directory,
+                                                              uint64_t cache_bytes);
+
+std::string IndexPath(const std::string& directory);
+
+}  // namespace rayagg::history

@@ -1,0 +1,612 @@
+#include "history/index_writer.h"
+
+#include "common/text.h"
+#include "history/record_codec.h"
+#include "src/ray/protobuf/common.pb.h"
+
+namespace rayagg::history {
+namespace {
+
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& value) {
+  return value.ok() ? absl::OkStatus() : value.status();
+}
+
+int64_t OrMinusOne(int64_t ns) { return ns == kNoTime ? -1 : ns; }
+
+}  // namespace
+
+std::string SessionIdentity::cluster() const {
+  std::string out = strings::Cat(kind, "/", ray_namespace, "/");
+  if (!owner.empty()) strings::Append(out, owner, "/");
+  out += cluster_name;
+  return out;
+}
+
+std::string ErrorTypeName(int32_t error_type) {
+  if (ray::rpc::ErrorType_IsValid(error_type)) {
+    return ray::rpc::ErrorType_Name(static_cast<ray::rpc::ErrorType>(error_type));
+  }
+  return std::to_string(error_type);
+}
+
+std::optional<std::string> BytesFromHex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out(hex.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int high = digit(hex[2 * i]);
+    const int low = digit(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out[i] = static_cast<char>(high * 16 + low);
+  }
+  return out;
+}
+
+void SummaryStats::Merge(const SummaryStats& other, int64_t sign) {
+  count += sign * other.count;
+  pending.Merge(other.pending, sign);
+  running.Merge(other.running, sign);
+  total.Merge(other.total, sign);
+}
+
+std::string SummaryStats::Encode() const {
+  std::string out;
+  pending.EncodeTo(out);
+  running.EncodeTo(out);
+  total.EncodeTo(out);
+  return out;
+}
+
+absl::Status SummaryStats::Decode(std::string_view bytes) {
+  for (DurationStats* stats : {&pending, &running, &total}) {
+    if (absl::Status decoded = stats->DecodeFrom(bytes); !decoded.ok()) return decoded;
+  }
+  return absl::OkStatus();
+}
+
+int32_t ReportedState(const TaskRecord& task,
+                      const std::unordered_map<std::string, int64_t>& finished_jobs,
+                      const std::unordered_map<std::string, int64_t>& dead_nodes) {
+  const int32_t raw = task.raw_state();
+  if (IsTerminalTaskState(raw)) return raw;
+  if (finished_jobs.contains(task.job_id())) return kUnknownJobFinished;
+  if (task.node_id.has() && dead_nodes.contains(task.node_id.value)) return kUnknownNodeDied;
+  return raw;
+}
+
+void AddContribution(const TaskRecord& task, int32_t state, int64_t sign,
+                     std::map<SummaryKey, SummaryStats>& deltas) {
+  SummaryStats one;
+  one.count = 1;
+  const TaskDurations d = DurationsOf(task);
+  if (d.pending_ns != kNoTime) one.pending.Add(d.pending_ns);
+  if (d.running_ns != kNoTime) one.running.Add(d.running_ns);
+  if (d.total_ns != kNoTime) one.total.Add(d.total_ns);
+  const std::string& job = task.job_id();
+  const bool defined = task.definition.has();
+  const int32_t type = defined ? task.definition.value.task_type : 0;
+  const std::string function = defined ? task.definition.value.func_name : std::string();
+  const std::string error = task.error.has() ? ErrorTypeName(task.error.value.error_type) : "";
+  const std::string node = task.node_id.has() ? task.node_id.value : "";
+  deltas[SummaryKey{static_cast<int>(SummaryDim::kJob), job, job, 0, state}].Merge(one, sign);
+  deltas[SummaryKey{static_cast<int>(SummaryDim::kFunction), function, job, type, state}].Merge(
+      one, sign);
+  deltas[SummaryKey{static_cast<int>(SummaryDim::kErrorType), error, job, 0, state}].Merge(one,
+                                                                                           sign);
+  deltas[SummaryKey{static_cast<int>(SummaryDim::kNode), node, job, 0, state}].Merge(one, sign);
+}
+
+absl::StatusOr<int64_t> IndexWriter::NameId(std::string_view text) {
+  if (text.empty()) return 0;
+  std::string key(text);
+  if (auto it = name_ids_.find(key); it != name_ids_.end()) return it->second;
+  absl::StatusOr<SqliteStatement*> find = db_.Cached("SELECT id FROM names WHERE text=?");
+  if (!find.ok()) return find.status();
+  (*find)->BindText(1, text);
+  absl::StatusOr<bool> row = (*find)->Step();
+  if (!row.ok()) return row.status();
+  int64_t id = 0;
+  if (*row) {
+    id = (*find)->Int(0);
+  } else {
+    absl::StatusOr<SqliteStatement*> insert = db_.Cached("INSERT INTO names(text) VALUES (?)");
+    if (!insert.ok()) return insert.status();
+    (*insert)->BindText(1, text);
+    if (absl::Status ran = (*insert)->Run(); !ran.ok()) return ran;
+    id = db_.last_insert_rowid();
+  }
+  // The cache only grows with distinct function, node and exception names.
+  if (name_ids_.size() > 1'000'000) name_ids_.clear();
+  name_ids_.emplace(std::move(key), id);
+  return id;
+}
+
+absl::StatusOr<int64_t> IndexWriter::EnsureSession(const SessionIdentity& session,
+                                                   bool has_marker) {
+  const std::string cluster = session.cluster();
+  absl::StatusOr<SqliteStatement*> find =
+      db_.Cached("SELECT id, has_marker FROM sessions WHERE cluster=? AND name=?");
+  if (!find.ok()) return find.status();
+  (*find)->BindText(1, cluster).BindText(2, session.name);
+  absl::StatusOr<bool> row = (*find)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) {
+    const int64_t id = (*find)->Int(0);
+    if (has_marker && (*find)->Int(1) == 0) {
+      absl::StatusOr<SqliteStatement*> mark =
+          db_.Cached("UPDATE sessions SET has_marker=1 WHERE id=?");
+      if (!mark.ok()) return mark.status();
+      (*mark)->Bind(1, id);
+      if (absl::Status ran = (*mark)->Run(); !ran.ok()) return ran;
+    }
+    return id;
+  }
+  absl::StatusOr<SqliteStatement*> insert = db_.Cached(
+      "INSERT INTO sessions(cluster, kind, namespace, owner, cluster_name, name, has_marker) "
+      "VALUES (?,?,?,?,?,?,?)");
+  if (!insert.ok()) return insert.status();
+  (*insert)
+      ->BindText(1, cluster)
+      .BindText(2, session.kind)
+      .BindText(3, session.ray_namespace)
+      .BindText(4, session.owner)
+      .BindText(5, session.cluster_name)
+      .BindText(6, session.name)
+      .Bind(7, has_marker ? 1 : 0);
+  if (absl::Status ran = (*insert)->Run(); !ran.ok()) return ran;
+  return db_.last_insert_rowid();
+}
+
+absl::Status IndexWriter::LoadReconciliation(int64_t session_id, Reconciliation& out) {
+  absl::StatusOr<SqliteStatement*> jobs =
+      db_.Cached("SELECT job_id, finished_ns FROM jobs WHERE session_id=? AND finished_ns>=0");
+  if (!jobs.ok()) return jobs.status();
+  (*jobs)->Bind(1, session_id);
+  for (;;) {
+    absl::StatusOr<bool> row = (*jobs)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.finished_jobs.emplace((*jobs)->Text(0), (*jobs)->Int(1));
+  }
+  absl::StatusOr<SqliteStatement*> nodes =
+      db_.Cached("SELECT node_id, dead_ns FROM nodes WHERE session_id=? AND dead_ns>=0");
+  if (!nodes.ok()) return nodes.status();
+  (*nodes)->Bind(1, session_id);
+  for (;;) {
+    absl::StatusOr<bool> row = (*nodes)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.dead_nodes.emplace((*nodes)->Text(0), (*nodes)->Int(1));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const TaskRecord& task,
+                                    int32_t state, const std::string& encoded) {
+  const bool defined = task.definition.has();
+  const TaskDefinition empty;
+  const TaskDefinition& d = defined ? task.definition.value : empty;
+  absl::StatusOr<int64_t> func_id = NameId(d.func_name);
+  absl::StatusOr<int64_t> node_id = NameId(task.node_id.value);
+  absl::StatusOr<int64_t> exception_id =
+      NameId(task.error.has() ? ExceptionClassOf(task.error.value.message) : "");
+  if (!func_id.ok()) return func_id.status();
+  if (!node_id.ok()) return node_id.status();
+  if (!exception_id.ok()) return exception_id.status();
+  const TaskDurations durations = DurationsOf(task);
+  absl::StatusOr<SqliteStatement*> statement = db_.Cached(
+      "INSERT OR REPLACE INTO tasks(id, session_id, task_id, attempt, state, raw_state, type, "
+      "func_id, name, job_id, node_id, worker_id, worker_pid, actor_id, error_type, exception_id, "
+      "creation_ns, start_ns, end_ns, pending_ns, running_ns, total_ns, record) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!statement.ok()) return statement.status();
+  SqliteStatement& s = **statement;
+  if (row_id > 0) {
+    s.Bind(1, row_id);
+  } else {
+    s.BindNull(1);
+  }
+  s.Bind(2, session_id);
+  s.BindBlob(3, BytesFromHex(task.task_id).value_or(task.task_id));
+  s.Bind(4, task.attempt);
+  s.Bind(5, state);
+  s.Bind(6, task.raw_state());
+  s.Bind(7, d.task_type);
+  s.Bind(8, *func_id);
+  s.BindText(9, d.task_name);
+  s.BindText(10, task.job_id());
+  s.Bind(11, *node_id);
+  s.BindBlob(12, BytesFromHex(task.worker_id.value).value_or(""));
+  s.Bind(13, task.worker_pid.value);
+  s.BindBlob(14, BytesFromHex(d.actor_id).value_or(""));
+  s.Bind(15, task.error.has() ? task.error.value.error_type : -1);
+  s.Bind(16, *exception_id);
+  s.Bind(17, OrMinusOne(task.creation_ns()));
+  s.Bind(18, OrMinusOne(task.start_ns()));
+  s.Bind(19, OrMinusOne(task.end_ns()));
+  s.Bind(20, OrMinusOne(durations.pending_ns));
+  s.Bind(21, OrMinusOne(durations.running_ns));
+  s.Bind(22, OrMinusOne(durations.total_ns));
+  s.BindBlob(23, encoded);
+  return s.Run();
+}
+
+absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
+                                     const Reconciliation& context,
+                                     std::map<SummaryKey, SummaryStats>& deltas,
+                                     WriteStats& stats) {
+  absl::StatusOr<SqliteStatement*> find = db_.Cached(
+      "SELECT id, state, record FROM tasks WHERE session_id=? AND task_id=? AND attempt=?");
+  if (!find.ok()) return find.status();
+  for (auto& [key, task] : folded.tasks) {
+    SqliteStatement& lookup = **find;
+    lookup.Reset();
+    lookup.Bind(1, session_id)
+        .BindBlob(2, BytesFromHex(key.task_id).value_or(key.task_id))
+        .Bind(3, key.attempt);
+    absl::StatusOr<bool> row = lookup.Step();
+    if (!row.ok()) return row.status();
+    int64_t row_id = 0;
+    if (*row) {
+      row_id = lookup.Int(0);
+      const auto old_state = static_cast<int32_t>(lookup.Int(1));
+      const std::string old_bytes(lookup.Blob(2));
+      lookup.Reset();
+      TaskRecord stored;
+      if (DecodeRecord(old_bytes, stored).ok()) {
+        TaskRecord merged = stored;
+        merged.Merge(task);
+        const int32_t state = ReportedState(merged, context.finished_jobs, context.dead_nodes);
+        std::string encoded = EncodeRecord(merged);
+        if (encoded == old_bytes && state == old_state) {
+          ++stats.tasks_unchanged;
+          continue;
+        }
+        AddContribution(stored, old_state, -1, deltas);
+        AddContribution(merged, state, +1, deltas);
+        if (absl::Status stored_ok = StoreTask(session_id, row_id, merged, state, encoded);
+            !stored_ok.ok()) {
+          return stored_ok;
+        }
+        ++stats.tasks_updated;
+        continue;
+      }
+      // A stored record that does not decode cannot be merged: replace it
+      // with what this batch knows (its summary contribution is unknown, so
+      // the summaries may stay off by one task; counted).
+      ++stats.corrupt_records;
+    } else {
+      lookup.Reset();
+    }
+    const int32_t state = ReportedState(task, context.finished_jobs, context.dead_nodes);
+    AddContribution(task, state, +1, deltas);
+    if (absl::Status stored_ok = StoreTask(session_id, row_id, task, state, EncodeRecord(task));
+        !stored_ok.ok()) {
+      return stored_ok;
+    }
+    ++stats.tasks_inserted;
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Merges `record` with the stored one of table/id and writes it back;
+// `write` binds the table's own columns.
+template <typename Record>
+absl::StatusOr<Record> MergeStored(SqliteDb& db, std::string_view select, int64_t session_id,
+                                   const std::string& id, Record&& record) {
+  absl::StatusOr<SqliteStatement*> find = db.Cached(select);
+  if (!find.ok()) return find.status();
+  (*find)->Bind(1, session_id).BindText(2, id);
+  absl::StatusOr<bool> row = (*find)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) {
+    Record stored;
+    if (DecodeRecord((*find)->Blob(0), stored).ok()) {
+      stored.Merge(record);
+      (*find)->Reset();
+      return stored;
+    }
+  }
+  (*find)->Reset();
+  return std::move(record);
+}
+
+}  // namespace
+
+absl::Status IndexWriter::WriteEntities(int64_t session_id, FoldedSession& folded,
+                                        Reconciliation& context, std::vector<std::string>& new_jobs,
+                                        std::vector<std::string>& new_nodes) {
+  for (auto& [id, actor] : folded.actors) {
+    absl::StatusOr<ActorRecord> merged =
+        MergeStored(db_, "SELECT record FROM actors WHERE session_id=? AND actor_id=?", session_id,
+                    id, std::move(actor));
+    if (!merged.ok()) return merged.status();
+    absl::StatusOr<SqliteStatement*> put = db_.Cached(
+        "INSERT OR REPLACE INTO actors(session_id, actor_id, state, class_name, name, job_id, "
+        "record) VALUES (?,?,?,?,?,?,?)");
+    if (!put.ok()) return put.status();
+    const ActorDefinition& d = merged->definition.value;
+    (*put)
+        ->Bind(1, session_id)
+        .BindText(2, id)
+        .Bind(3, merged->state())
+        .BindText(4, d.class_name)
+        .BindText(5, d.name)
+        .BindText(6, d.job_id)
+        .BindBlob(7, EncodeRecord(*merged));
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  for (auto& [id, job] : folded.jobs) {
+    absl::StatusOr<JobRecord> merged =
+        MergeStored(db_, "SELECT record FROM jobs WHERE session_id=? AND job_id=?", session_id, id,
+                    std::move(job));
+    if (!merged.ok()) return merged.status();
+    const int64_t finished = merged->finished_ns();
+    if (finished != kNoTime && !context.finished_jobs.contains(id)) {
+      context.finished_jobs.emplace(id, finished);
+      new_jobs.push_back(id);
+    }
+    absl::StatusOr<SqliteStatement*> put = db_.Cached(
+        "INSERT OR REPLACE INTO jobs(session_id, job_id, finished_ns, record) VALUES (?,?,?,?)");
+    if (!put.ok()) return put.status();
+    (*put)
+        ->Bind(1, session_id)
+        .BindText(2, id)
+        .Bind(3, OrMinusOne(finished))
+        .BindBlob(4, EncodeRecord(*merged));
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  for (auto& [id, node] : folded.nodes) {
+    absl::StatusOr<NodeRecord> merged =
+        MergeStored(db_, "SELECT record FROM nodes WHERE session_id=? AND node_id=?", session_id,
+                    id, std::move(node));
+    if (!merged.ok()) return merged.status();
+    const int64_t dead = merged->dead_ns();
+    if (dead != kNoTime && !context.dead_nodes.contains(id)) {
+      context.dead_nodes.emplace(id, dead);
+      new_nodes.push_back(id);
+    }
+    absl::StatusOr<SqliteStatement*> put = db_.Cached(
+        "INSERT OR REPLACE INTO nodes(session_id, node_id, dead_ns, record) VALUES (?,?,?,?)");
+    if (!put.ok()) return put.status();
+    (*put)
+        ->Bind(1, session_id)
+        .BindText(2, id)
+        .Bind(3, OrMinusOne(dead))
+        .BindBlob(4, EncodeRecord(*merged));
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  for (auto& [id, worker] : folded.workers) {
+    absl::StatusOr<WorkerRecord> merged =
+        MergeStored(db_, "SELECT record FROM workers WHERE session_id=? AND worker_id=?",
+                    session_id, id, std::move(worker));
+    if (!merged.ok()) return merged.status();
+    absl::StatusOr<SqliteStatement*> put =
+        db_.Cached("INSERT OR REPLACE INTO workers(session_id, worker_id, record) VALUES (?,?,?)");
+    if (!put.ok()) return put.status();
+    (*put)->Bind(1, session_id).BindText(2, id).BindBlob(3, EncodeRecord(*merged));
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IndexWriter::Reconcile(int64_t session_id, const Reconciliation& context,
+                                    std::map<SummaryKey, SummaryStats>& deltas, WriteStats& stats) {
+  // Only tasks whose raw state is not terminal can change: those reported
+  // in a non-terminal state or already reconciled (a job that finishes
+  // after the task's node died wins). The state index makes this a probe
+  // per state.
+  std::string states = strings::Cat(kUnknownJobFinished, ",", kUnknownNodeDied);
+  for (int32_t state = 0; state <= 13; ++state) {
+    if (!IsTerminalTaskState(state)) strings::Append(states, ",", state);
+  }
+  absl::StatusOr<SqliteStatement> select = db_.Prepare(strings::Cat(
+      "SELECT id, state, record FROM tasks WHERE session_id=? AND state IN (", states, ")"));
+  if (!select.ok()) return select.status();
+  select->Bind(1, session_id);
+  struct Change {
+    int64_t row_id;
+    TaskRecord task;
+    int32_t state;
+    std::string encoded;
+  };
+  std::vector<Change> changes;
+  for (;;) {
+    absl::StatusOr<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    TaskRecord task;
+    if (!DecodeRecord(select->Blob(2), task).ok()) continue;
+    const auto old_state = static_cast<int32_t>(select->Int(1));
+    const int32_t state = ReportedState(task, context.finished_jobs, context.dead_nodes);
+    if (state == old_state) continue;
+    AddContribution(task, old_state, -1, deltas);
+    AddContribution(task, state, +1, deltas);
+    changes.push_back({select->Int(0), std::move(task), state, std::string(select->Blob(2))});
+  }
+  for (const Change& change : changes) {
+    if (absl::Status stored =
+            StoreTask(session_id, change.row_id, change.task, change.state, change.encoded);
+        !stored.ok()) {
+      return stored;
+    }
+    ++stats.tasks_reconciled;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IndexWriter::ApplySummaries(int64_t session_id,
+                                         const std::map<SummaryKey, SummaryStats>& deltas) {
+  absl::StatusOr<SqliteStatement> find = db_.Prepare(
+      "SELECT count, stats FROM summary WHERE session_id=? AND dim=? AND value=? AND job_id=? AND "
+      "task_type=? AND state=?");
+  absl::StatusOr<SqliteStatement> put = db_.Prepare(
+      "INSERT OR REPLACE INTO summary(session_id, dim, value, job_id, task_type, state, count, "
+      "stats) VALUES (?,?,?,?,?,?,?,?)");
+  absl::StatusOr<SqliteStatement> remove = db_.Prepare(
+      "DELETE FROM summary WHERE session_id=? AND dim=? AND value=? AND job_id=? AND task_type=? "
+      "AND state=?");
+  if (!find.ok()) return find.status();
+  if (!put.ok()) return put.status();
+  if (!remove.ok()) return remove.status();
+  for (const auto& [key, delta] : deltas) {
+    if (delta.count == 0 && delta.pending.empty() && delta.running.empty() && delta.total.empty()) {
+      continue;
+    }
+    find->Reset();
+    find->Bind(1, session_id)
+        .Bind(2, key.dim)
+        .BindText(3, key.value)
+        .BindText(4, key.job_id)
+        .Bind(5, key.task_type)
+        .Bind(6, key.state);
+    absl::StatusOr<bool> row = find->Step();
+    if (!row.ok()) return row.status();
+    SummaryStats current;
+    if (*row) {
+      current.count = find->Int(0);
+      (void)current.Decode(find->Blob(1));
+    }
+    find->Reset();
+    current.Merge(delta);
+    if (current.count <= 0) {
+      remove->Reset();
+      remove->Bind(1, session_id)
+          .Bind(2, key.dim)
+          .BindText(3, key.value)
+          .BindText(4, key.job_id)
+          .Bind(5, key.task_type)
+          .Bind(6, key.state);
+      if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
+      continue;
+    }
+    put->Reset();
+    put->Bind(1, session_id)
+        .Bind(2, key.dim)
+        .BindText(3, key.value)
+        .BindText(4, key.job_id)
+        .Bind(5, key.task_type)
+        .Bind(6, key.state)
+        .Bind(7, current.count)
+        .BindBlob(8, current.Encode());
+    if (absl::Status ran = put->Run(); !ran.ok()) return ran;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInput&& batch) {
+  WriteStats stats;
+  SqliteTransaction transaction(db_);
+  if (!transaction.status().ok()) return transaction.status();
+  Reconciliation context;
+  if (absl::Status loaded = LoadReconciliation(session_id, context); !loaded.ok()) return loaded;
+  std::vector<std::string> new_jobs, new_nodes;
+  // Jobs and nodes first: a task of this batch whose job finished in this
+  // batch is reconciled on its first write.
+  if (absl::Status written = WriteEntities(session_id, batch.folded, context, new_jobs, new_nodes);
+      !written.ok()) {
+    return written;
+  }
+  std::map<SummaryKey, SummaryStats> deltas;
+  if (absl::Status written = WriteTasks(session_id, batch.folded, context, deltas, stats);
+      !written.ok()) {
+    return written;
+  }
+  if (!new_jobs.empty() || !new_nodes.empty()) {
+    if (absl::Status reconciled = Reconcile(session_id, context, deltas, stats); !reconciled.ok()) {
+      return reconciled;
+    }
+  }
+  if (absl::Status applied = ApplySummaries(session_id, deltas); !applied.ok()) return applied;
+
+  uint64_t object_bytes = 0, bad_lines = 0, bad_objects = 0;
+  for (const ObjectOutcome& object : batch.objects) {
+    object_bytes += object.size;
+    bad_lines += object.bad_lines;
+    bad_objects += object.error.empty() ? 0 : 1;
+    absl::StatusOr<SqliteStatement*> put = db_.Cached(
+        "INSERT OR REPLACE INTO objects(session_id, key, size, events, bad_lines, error, writer, "
+        "seq_first, seq_last, writer_drops, manifest_events) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    if (!put.ok()) return put.status();
+    (*put)
+        ->Bind(1, session_id)
+        .BindText(2, object.key)
+        .Bind(3, static_cast<int64_t>(object.size))
+        .Bind(4, static_cast<int64_t>(object.events))
+        .Bind(5, static_cast<int64_t>(object.bad_lines))
+        .BindText(6, object.error)
+        .BindText(7, object.writer)
+        .Bind(8, object.seq_first)
+        .Bind(9, object.seq_last)
+        .Bind(10, object.writer_drops)
+        .Bind(11, object.manifest_events);
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  for (const PrefixProgress& progress : batch.progress) {
+    absl::StatusOr<SqliteStatement*> put =
+        db_.Cached("INSERT OR REPLACE INTO prefixes(session_id, prefix, last_key) VALUES (?,?,?)");
+    if (!put.ok()) return put.status();
+    (*put)->Bind(1, session_id).BindText(2, progress.prefix).BindText(3, progress.last_key);
+    if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
+  }
+  const FoldedSession& folded = batch.folded;
+  absl::StatusOr<SqliteStatement*> session = db_.Cached(
+      "UPDATE sessions SET "
+      "first_event_ns = CASE WHEN ?2 >= 0 AND (first_event_ns < 0 OR ?2 < first_event_ns) "
+      "  THEN ?2 ELSE first_event_ns END, "
+      "last_event_ns = max(last_event_ns, ?3), "
+      "last_new_object_ms = CASE WHEN ?4 > 0 THEN ?4 ELSE last_new_object_ms END, "
+      "status = CASE WHEN ?4 > 0 THEN 'live' ELSE status END, "
+      "gone_since_ms = CASE WHEN ?4 > 0 THEN 0 ELSE gone_since_ms END, "
+      "objects = objects + ?5, object_bytes = object_bytes + ?6, events = events + ?7, "
+      "ignored_events = ignored_events + ?8, bad_lines = bad_lines + ?9, "
+      "bad_objects = bad_objects + ?10, dropped_task_attempts = dropped_task_attempts + ?11 "
+      "WHERE id = ?1");
+  if (!session.ok()) return session.status();
+  (*session)
+      ->Bind(1, session_id)
+      .Bind(2, OrMinusOne(folded.first_event_ns))
+      .Bind(3, OrMinusOne(folded.last_event_ns))
+      .Bind(4, batch.now_ms)
+      .Bind(5, static_cast<int64_t>(batch.objects.size()))
+      .Bind(6, static_cast<int64_t>(object_bytes))
+      .Bind(7, static_cast<int64_t>(folded.counters.events))
+      .Bind(8, static_cast<int64_t>(folded.counters.ignored_events))
+      .Bind(9, static_cast<int64_t>(bad_lines))
+      .Bind(10, static_cast<int64_t>(bad_objects))
+      .Bind(11, batch.dropped_task_attempts);
+  if (absl::Status ran = (*session)->Run(); !ran.ok()) return ran;
+  if (absl::Status committed = transaction.Commit(); !committed.ok()) return committed;
+  return stats;
+}
+
+absl::Status IndexWriter::DropSession(int64_t session_id, bool keep_tombstone) {
+  SqliteTransaction transaction(db_);
+  if (!transaction.status().ok()) return transaction.status();
+  for (const char* table :
+       {"tasks", "actors", "jobs", "nodes", "workers", "summary", "objects", "prefixes"}) {
+    absl::StatusOr<SqliteStatement> remove =
+        db_.Prepare(strings::Cat("DELETE FROM ", table, " WHERE session_id=?"));
+    if (!remove.ok()) return remove.status();
+    remove->Bind(1, session_id);
+    if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
+  }
+  absl::StatusOr<SqliteStatement> remove = db_.Prepare(
+      keep_tombstone ? "UPDATE sessions SET status='evicted', objects=0, object_bytes=0, events=0, "
+                       "ignored_events=0, bad_lines=0, bad_objects=0 WHERE id=?"
+                     : "DELETE FROM sessions WHERE id=?");
+  if (!remove.ok()) return remove.status();
+  remove->Bind(1, session_id);
+  if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
+  return transaction.Commit();
+}
+
+}  // namespace rayagg::history

@@ -1,0 +1,137 @@
+// Writes folded batches into the index, one transaction per batch: every
+// record is merged with the stored one (task_record.h's join, so a batch
+// read twice changes nothing), the per-group summaries move each task's
+// contribution from its old to its new state, tasks of finished jobs and
+// dead nodes are reconciled, and the store positions (prefix -> last key)
+// advance in the same commit, so a restart resumes exactly where the last
+// commit ended.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "history/duration_stats.h"
+#include "history/reducer.h"
+#include "history/sqlite.h"
+
+namespace rayagg::history {
+
+// Where a session lives in the store's layout.
+struct SessionIdentity {
+  std::string kind;  // raycluster | rayjob | rayservice
+  std::string ray_namespace;
+  std::string owner;  // rayjob/rayservice name, else ""
+  std::string cluster_name;
+  std::string name;  // session_...
+  // "<kind>/<namespace>/[<owner>/]<cluster>": how the API names the cluster.
+  std::string cluster() const;
+};
+
+// What became of one object of the store.
+struct ObjectOutcome {
+  std::string key;
+  uint64_t size = 0;
+  uint64_t events = 0;
+  uint64_t bad_lines = 0;
+  std::string error;  // why it could not be read at all, else ""
+  // The writer manifest (our sink's object metadata), when present.
+  std::string writer;
+  int64_t seq_first = -1, seq_last = -1, writer_drops = -1, manifest_events = -1;
+};
+
+struct PrefixProgress {
+  std::string prefix;
+  std::string last_key;
+};
+
+struct BatchInput {
+  FoldedSession folded;
+  std::vector<ObjectOutcome> objects;
+  std::vector<PrefixProgress> progress;
+  int64_t dropped_task_attempts = 0;  // reported by Ray through the objects read
+  int64_t now_ms = 0;                 // when new objects were seen (0: none were)
+};
+
+struct WriteStats {
+  uint64_t tasks_inserted = 0;
+  uint64_t tasks_updated = 0;
+  uint64_t tasks_unchanged = 0;
+  uint64_t tasks_reconciled = 0;
+  uint64_t corrupt_records = 0;  // stored records that failed to decode (replaced)
+};
+
+// Summary dimensions (the `dim` column).
+enum class SummaryDim : int { kJob = 0, kFunction = 1, kErrorType = 2, kNode = 3 };
+
+struct SummaryKey {
+  int dim = 0;
+  std::string value;
+  std::string job_id;
+  int32_t task_type = 0;
+  int32_t state = 0;
+  friend auto operator<=>(const SummaryKey&, const SummaryKey&) = default;
+};
+
+struct SummaryStats {
+  int64_t count = 0;
+  DurationStats pending, running, total;
+  void Merge(const SummaryStats& other, int64_t sign = 1);
+  std::string Encode() const;
+  absl::Status Decode(std::string_view bytes);
+};
+
+// "TASK_EXECUTION_EXCEPTION", or the number for a value this build lacks.
+std::string ErrorTypeName(int32_t error_type);
+// Raw bytes from lowercase or uppercase hex; nullopt for anything else.
+std::optional<std::string> BytesFromHex(std::string_view hex);
+
+class IndexWriter {
+ public:
+  explicit IndexWriter(SqliteDb& db) : db_(db) {}
+
+  // The session's row id, creating the row on first sight.
+  absl::StatusOr<int64_t> EnsureSession(const SessionIdentity& session, bool has_marker);
+  absl::StatusOr<WriteStats> WriteBatch(int64_t session_id, BatchInput&& batch);
+  // Removes everything indexed for the session; with `keep_tombstone` its
+  // row stays, marked 'evicted', so discovery does not index it again.
+  absl::Status DropSession(int64_t session_id, bool keep_tombstone = false);
+
+ private:
+  struct Reconciliation {
+    std::unordered_map<std::string, int64_t> finished_jobs;
+    std::unordered_map<std::string, int64_t> dead_nodes;
+  };
+  absl::StatusOr<int64_t> NameId(std::string_view text);
+  absl::Status LoadReconciliation(int64_t session_id, Reconciliation& out);
+  absl::Status WriteTasks(int64_t session_id, FoldedSession& folded, const Reconciliation& context,
+                          std::map<SummaryKey, SummaryStats>& deltas, WriteStats& stats);
+  absl::Status WriteEntities(int64_t session_id, FoldedSession& folded, Reconciliation& context,
+                             std::vector<std::string>& new_jobs,
+                             std::vector<std::string>& new_nodes);
+  absl::Status Reconcile(int64_t session_id, const Reconciliation& context,
+                         std::map<SummaryKey, SummaryStats>& deltas, WriteStats& stats);
+  absl::Status ApplySummaries(int64_t session_id, const std::map<SummaryKey, SummaryStats>& deltas);
+  absl::Status StoreTask(int64_t session_id, int64_t row_id, const TaskRecord& task, int32_t state,
+                         const std::string& encoded);
+
+  SqliteDb& db_;
+  std::unordered_map<std::string, int64_t> name_ids_;
+};
+
+// The state a task is reported in: its last transition's, unless that is
+// not terminal and its job finished or its node died.
+int32_t ReportedState(const TaskRecord& task,
+                      const std::unordered_map<std::string, int64_t>& finished_jobs,
+                      const std::unordered_map<std::string, int64_t>& dead_nodes);
+
+// Adds (sign +1) or removes (-1) a task's contribution to the summaries.
+void AddContribution(const TaskRecord& task, int32_t state, int64_t sign,
+                     std::map<SummaryKey, SummaryStats>& deltas);
+
+}  // namespace rayagg::history

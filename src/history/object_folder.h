@@ -1,0 +1,31 @@
+// Reads one stored object into a FoldedSession: splits it into event texts
+// (object_decoder.h), parses each into a RayEvent with the project's JSON
+// codec and folds it (reducer.h). A text that is not a RayEvent is skipped
+// and counted; nothing in an object can stop the indexer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "history/reducer.h"
+
+namespace rayagg::history {
+
+struct FoldedObject {
+  uint64_t events = 0;     // folded
+  uint64_t bad_lines = 0;  // texts that are not RayEvents, or too long
+  std::string error;       // why the object could not be read to its end
+  uint64_t decompressed_bytes = 0;
+};
+
+class ObjectFolder {
+ public:
+  explicit ObjectFolder(uint64_t max_event_bytes = 64 << 20) : max_event_bytes_(max_event_bytes) {}
+  FoldedObject Fold(std::string_view object_bytes, FoldedSession& into);
+
+ private:
+  const uint64_t max_event_bytes_;
+};
+
+}  // namespace rayagg::history

@@ -1,0 +1,57 @@
+// The read side of the task index: every answer of the JSON API
+// (docs/HISTORY.md "API"), computed on one read-only connection. Callers
+// give already parsed query parameters; every value reaches SQL as a bound
+// parameter, and only names from fixed whitelists become SQL text.
+//
+// Errors: InvalidArgument (a bad parameter: 400), NotFound (404),
+// DeadlineExceeded (the query needed more work than allowed: 503).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "history/query_params.h"
+#include "history/sqlite.h"
+
+namespace rayagg::history {
+
+struct QueryLimits {
+  uint64_t max_page_rows = 10'000;         // our task list's largest page
+  uint64_t max_state_api_rows = 200'000;   // Ray's /api/v0/tasks largest answer
+  uint64_t max_steps_thousands = 500'000;  // SQLite VM steps per query, in thousands
+};
+
+struct SessionRow {
+  int64_t id = 0;
+  std::string cluster, name;
+};
+
+class HistoryQueries {
+ public:
+  HistoryQueries(SqliteDb& db, QueryLimits limits) : db_(db), limits_(limits) {}
+
+  absl::StatusOr<nlohmann::json> Sessions(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Counts(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Groups(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Tasks(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Task(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Actor(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Job(const QueryParams& params);
+
+  // Ray's State API (python/ray/util/state/common.py schemas).
+  absl::StatusOr<nlohmann::json> RayListTasks(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> RaySummarizeTasks(const QueryParams& params);
+
+  // `selector`: "<cluster>/<session>", a bare session name, or none (the
+  // newest session).
+  absl::StatusOr<SessionRow> ResolveSession(const std::optional<std::string>& selector);
+
+ private:
+  SqliteDb& db_;
+  const QueryLimits limits_;
+};
+
+}  // namespace rayagg::history

@@ -1,0 +1,424 @@
+// The query API over a real loopback HttpServer and a real SQLite index built
+// by the IndexWriter from a random session: answers checked against the
+// fold of the events, cursor pages that add up to the whole list, hostile
+// parameters that get correct, empty or 400 answers (never SQL), and Ray's
+// State API answers checked against Ray's documented schema
+// (python/ray/util/state/common.py TaskState, ListApiResponse, TaskSummaries).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "history/api_server.h"
+#include "history/index_schema.h"
+#include "history/index_writer.h"
+#include "history/reducer.h"
+#include "support/io_thread.h"
+#include "support/raw_http_client.h"
+#include "support/temp_dir.h"
+#include "unit/history/random_session.h"
+
+namespace rayagg::history {
+namespace {
+
+using nlohmann::json;
+
+std::string Escape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.') {
+      out.push_back(c);
+    } else {
+      out += '%';
+      out += kHex[static_cast<unsigned char>(c) >> 4];
+      out += kHex[static_cast<unsigned char>(c) & 15];
+    }
+  }
+  return out;
+}
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(dir_.path(), 8 << 20);
+    ASSERT_TRUE(index.ok()) << index.status();
+    db_ = std::move(index->db);
+    IndexWriter writer(*db_);
+    // Two sessions of one cluster; the newest is the default.
+    for (uint64_t seed : {11, 12}) {
+      const Session session = RandomSession(seed);
+      FoldedSession folded;
+      for (const RayEvent& event : session.events) FoldEvent(event, folded);
+      if (seed == 12) expected_ = folded;
+      SessionIdentity identity{
+          "rayjob", "team-a", "nightly", "cluster-1",
+          "session_2026-01-0" + std::to_string(seed - 10) + "_00-00-00_000000_1"};
+      absl::StatusOr<int64_t> id = writer.EnsureSession(identity, true);
+      ASSERT_TRUE(id.ok());
+      BatchInput batch;
+      batch.folded = std::move(folded);
+      ASSERT_TRUE(writer.WriteBatch(*id, std::move(batch)).ok());
+    }
+    for (const auto& [id, job] : expected_.jobs) {
+      if (job.finished_ns() != kNoTime) finished_jobs_[id] = job.finished_ns();
+    }
+    for (const auto& [id, node] : expected_.nodes) {
+      if (node.dead_ns() != kNoTime) dead_nodes_[id] = node.dead_ns();
+    }
+    readers_ = std::make_unique<ReaderPool>(dir_.path(), 2, 4 << 20);
+    api_ = std::make_unique<HistoryApi>(
+        *readers_, metrics_, ApiOptions{}, [] { return true; }, [] { return int64_t{0}; });
+    server_ = std::make_unique<HttpServer>(io_, HttpServerOptions{});
+    api_->AddRoutes(*server_);
+    absl::StatusOr<uint16_t> port = server_->Start();
+    ASSERT_TRUE(port.ok());
+    port_ = *port;
+    io_thread_ = std::make_unique<test::IoThread>(io_);
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+
+  std::pair<int, json> Get(const std::string& target) {
+    test::RawHttpClient client(port_);
+    client.Send("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    auto response = client.Read();
+    json body = json::parse(response.body(), nullptr, false);
+    return {response.result_int(), body};
+  }
+
+  int32_t StateOf(const TaskRecord& task) {
+    return ReportedState(task, finished_jobs_, dead_nodes_);
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<SqliteDb> db_;
+  FoldedSession expected_;
+  std::unordered_map<std::string, int64_t> finished_jobs_, dead_nodes_;
+  HistoryMetrics metrics_;
+  std::unique_ptr<ReaderPool> readers_;
+  std::unique_ptr<HistoryApi> api_;
+  asio::io_context io_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<test::IoThread> io_thread_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(ApiTest, SessionsAndCountsMatchTheEvents) {
+  auto [status, body] = Get("/api/history/v1/sessions");
+  ASSERT_EQ(status, 200) << body;
+  ASSERT_EQ(body["sessions"].size(), 2u);
+  const json& newest = body["sessions"][0];
+  EXPECT_EQ(newest["cluster"], "rayjob/team-a/nightly/cluster-1");
+  EXPECT_EQ(newest["session_name"], "session_2026-01-02_00-00-00_000000_1");
+  EXPECT_EQ(newest["tasks"]["total"], expected_.tasks.size());
+
+  std::map<std::string, int64_t> want;
+  for (const auto& [key, task] : expected_.tasks) ++want[TaskStateName(StateOf(task))];
+  auto [s2, counts] = Get("/api/history/v1/counts");
+  ASSERT_EQ(s2, 200);
+  EXPECT_EQ(counts["total"], expected_.tasks.size());
+  for (const auto& [state, count] : want) EXPECT_EQ(counts["by_state"][state], count) << state;
+
+  // One job's counts.
+  const std::string job = expected_.jobs.begin()->first;
+  int64_t job_total = 0;
+  for (const auto& [key, task] : expected_.tasks) job_total += task.job_id() == job ? 1 : 0;
+  auto [s3, job_counts] = Get("/api/history/v1/counts?job_id=" + job);
+  ASSERT_EQ(s3, 200);
+  EXPECT_EQ(job_counts["total"], job_total);
+}
+
+TEST_F(ApiTest, GroupsByFunctionCarryCountsAndDistributions) {
+  std::map<std::string, int64_t> want;
+  for (const auto& [key, task] : expected_.tasks) {
+    ++want[task.definition.has() ? task.definition.value.func_name : ""];
+  }
+  auto [status, body] = Get("/api/history/v1/groups?by=function");
+  ASSERT_EQ(status, 200) << body;
+  ASSERT_EQ(body["groups"].size(), want.size());
+  for (const json& group : body["groups"]) {
+    EXPECT_EQ(group["total"], want[group["key"]]) << group["key"];
+    const json& running = group["durations"]["running"];
+    EXPECT_LE(running["p50_ms"].get<double>(), running["p99_ms"].get<double>() + 1e-9);
+    EXPECT_LE(running["p99_ms"].get<double>(), running["max_ms"].get<double>() + 1e-9);
+    int64_t histogram_total = 0;
+    for (const json& bucket : running["histogram"])
+      histogram_total += bucket["count"].get<int64_t>();
+    EXPECT_EQ(histogram_total, running["count"]);
+  }
+  for (const char* by : {"error_type", "job", "node"}) {
+    auto [s, b] = Get(std::string("/api/history/v1/groups?by=") + by);
+    EXPECT_EQ(s, 200) << by;
+    int64_t total = 0;
+    for (const json& group : b["groups"]) total += group["total"].get<int64_t>();
+    EXPECT_EQ(total, expected_.tasks.size()) << by;
+  }
+  EXPECT_EQ(Get("/api/history/v1/groups?by=nonsense").first, 400);
+}
+
+TEST_F(ApiTest, CursorPagesAddUpToEveryTaskInOrder) {
+  for (const std::string sort : {"start_time", "function", "running_duration"}) {
+    for (const std::string order : {"asc", "desc"}) {
+      std::set<std::pair<std::string, int64_t>> seen;
+      std::string cursor;
+      json previous;
+      for (int page = 0; page < 1000; ++page) {
+        std::string target = "/api/history/v1/tasks?limit=7&sort=" + sort + "&order=" + order;
+        if (!cursor.empty()) target += "&cursor=" + cursor;
+        auto [status, body] = Get(target);
+        ASSERT_EQ(status, 200) << body;
+        for (const json& task : body["tasks"]) {
+          EXPECT_TRUE(seen.emplace(task["task_id"], task["attempt"].get<int64_t>()).second);
+          if (sort == "start_time" && !previous.is_null() && !previous["start_time_ms"].is_null() &&
+              !task["start_time_ms"].is_null()) {
+            if (order == "asc") {
+              EXPECT_LE(previous["start_time_ms"].get<int64_t>(),
+                        task["start_time_ms"].get<int64_t>());
+            } else {
+              EXPECT_GE(previous["start_time_ms"].get<int64_t>(),
+                        task["start_time_ms"].get<int64_t>());
+            }
+          }
+          previous = task;
+        }
+        if (body["next_cursor"].is_null()) break;
+        cursor = body["next_cursor"];
+      }
+      EXPECT_EQ(seen.size(), expected_.tasks.size()) << sort << " " << order;
+    }
+  }
+}
+
+TEST_F(ApiTest, FiltersSelectExactlyTheMatchingTasks) {
+  size_t failed = 0;
+  for (const auto& [key, task] : expected_.tasks) failed += StateOf(task) == kFailed ? 1 : 0;
+  auto [status, body] = Get("/api/history/v1/tasks?state=FAILED&limit=10000");
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(body["tasks"].size(), failed);
+  for (const json& task : body["tasks"]) {
+    EXPECT_EQ(task["state"], "FAILED");
+    EXPECT_EQ(task["exception"], "ValueError");
+    EXPECT_EQ(task["error_type"], "TASK_EXECUTION_EXCEPTION");
+  }
+  auto [s2, by_exception] = Get("/api/history/v1/tasks?exception=ValueError&limit=10000");
+  EXPECT_EQ(by_exception["tasks"].size(), failed);
+  auto [s3, slow] = Get("/api/history/v1/tasks?min_running_ms=0&limit=10000");
+  size_t ran = 0;
+  for (const auto& [key, task] : expected_.tasks) ran += DurationsOf(task).running_ns != kNoTime;
+  EXPECT_EQ(slow["tasks"].size(), ran);
+}
+
+TEST_F(ApiTest, HostileParametersAreValuesNeverSql) {
+  const std::string injections[] = {"') OR 1=1 --", "*", "\"", "'",
+                                    "\"'",          "%", "_",  "1; DROP TABLE tasks"};
+  for (const std::string& bad : injections) {
+    SCOPED_TRACE(bad);
+    for (const char* key : {"function", "name", "exception", "node_id", "job_id"}) {
+      auto [status, body] = Get(std::string("/api/history/v1/tasks?") + key + "=" + Escape(bad));
+      EXPECT_EQ(status, 200) << key;
+      EXPECT_TRUE(body["tasks"].empty()) << key;
+    }
+    for (const char* key :
+         {"state", "type", "error_type", "task_id", "worker_id", "actor_id", "attempt", "limit",
+          "sort", "order", "cursor", "min_running_ms", "started_after_ms"}) {
+      EXPECT_EQ(Get(std::string("/api/history/v1/tasks?") + key + "=" + Escape(bad)).first, 400)
+          << key;
+    }
+    EXPECT_EQ(Get("/api/history/v1/tasks?" + Escape(bad) + "=1").first, 400);
+    EXPECT_EQ(Get("/api/history/v1/counts?session=" + Escape(bad)).first, 404);
+    auto [s, ray] =
+        Get("/api/v0/tasks?filter_keys=func_or_class_name&filter_predicates=%3D&"
+            "filter_values=" +
+            Escape(bad));
+    EXPECT_EQ(s, 200);
+    EXPECT_EQ(ray["data"]["result"]["num_filtered"], 0);
+    EXPECT_EQ(
+        Get("/api/v0/tasks?filter_keys=" + Escape(bad) + "&filter_predicates=%3D&filter_values=1")
+            .first,
+        400);
+  }
+  // The index is intact after all of that.
+  EXPECT_EQ(Get("/api/history/v1/counts").second["total"], expected_.tasks.size());
+  EXPECT_EQ(Get("/api/history/v1/tasks?state=RUNNING%27").first, 400);
+  EXPECT_EQ(Get("/api/history/v1/tasks?cursor=%ZZ").first, 400);
+}
+
+TEST_F(ApiTest, OneTaskWithEveryTransitionErrorAndSpan) {
+  const TaskRecord* failed = nullptr;
+  for (const auto& [key, task] : expected_.tasks) {
+    if (task.raw_state() == kFailed && task.definition.has()) failed = &task;
+  }
+  ASSERT_NE(failed, nullptr);
+  auto [status, body] = Get("/api/history/v1/task?task_id=" + failed->task_id +
+                            "&attempt=" + std::to_string(failed->attempt));
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["state"], "FAILED");
+  ASSERT_EQ(body["transitions"].size(), failed->transitions.size());
+  for (size_t i = 0; i < failed->transitions.size(); ++i) {
+    EXPECT_EQ(body["transitions"][i]["state"], TaskStateName(failed->transitions[i].state));
+    EXPECT_EQ(body["transitions"][i]["time_ns"], std::to_string(failed->transitions[i].time_ns));
+  }
+  EXPECT_EQ(body["error"]["exception"], "ValueError");
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("Traceback"), std::string::npos);
+  EXPECT_EQ(body["definition"]["function"], failed->definition.value.func_name);
+  EXPECT_EQ(body["profile"].size(), failed->profile.size());
+  EXPECT_EQ(Get("/api/history/v1/task?task_id=00").first, 404);
+  EXPECT_EQ(Get("/api/history/v1/task?task_id=zz").first, 400);
+  const std::string job = expected_.jobs.begin()->first;
+  auto [s2, job_body] = Get("/api/history/v1/job?job_id=" + job);
+  ASSERT_EQ(s2, 200) << job_body;
+  EXPECT_EQ(job_body["definition"]["entrypoint"], "python main.py");
+}
+
+// Ray's documented schema: field name -> allowed JSON types.
+void ExpectRaySchema(const json& task, bool detail) {
+  using T = json::value_t;
+  const std::map<std::string, std::set<T>> base = {
+      {"task_id", {T::string}},
+      {"attempt_number", {T::number_unsigned, T::number_integer}},
+      {"name", {T::string}},
+      {"state", {T::string}},
+      {"job_id", {T::string}},
+      {"actor_id", {T::string, T::null}},
+      {"type", {T::string}},
+      {"func_or_class_name", {T::string}},
+      {"parent_task_id", {T::string}},
+      {"node_id", {T::string, T::null}},
+      {"worker_id", {T::string, T::null}},
+      {"worker_pid", {T::number_integer, T::number_unsigned, T::null}},
+      {"error_type", {T::string, T::null}}};
+  const std::map<std::string, std::set<T>> extra = {
+      {"language", {T::string, T::null}},
+      {"required_resources", {T::object, T::null}},
+      {"runtime_env_info", {T::object, T::null}},
+      {"placement_group_id", {T::string, T::null}},
+      {"events", {T::array, T::null}},
+      {"profiling_data", {T::object, T::null}},
+      {"creation_time_ms", {T::number_integer, T::number_unsigned, T::null}},
+      {"start_time_ms", {T::number_integer, T::number_unsigned, T::null}},
+      {"end_time_ms", {T::number_integer, T::number_unsigned, T::null}},
+      {"task_log_info", {T::object, T::null}},
+      {"error_message", {T::string, T::null}},
+      {"is_debugger_paused", {T::boolean, T::null}}};
+  size_t expected_fields = base.size() + (detail ? extra.size() : 0);
+  EXPECT_EQ(task.size(), expected_fields) << task;
+  for (const auto* fields : {&base, &extra}) {
+    if (fields == &extra && !detail) break;
+    for (const auto& [name, types] : *fields) {
+      ASSERT_TRUE(task.contains(name)) << name;
+      EXPECT_TRUE(types.contains(task[name].type())) << name << ": " << task[name];
+    }
+  }
+  static const std::set<std::string> kStates = {"NIL",
+                                                "PENDING_ARGS_AVAIL",
+                                                "PENDING_NODE_ASSIGNMENT",
+                                                "PENDING_OBJ_STORE_MEM_AVAIL",
+                                                "PENDING_ARGS_FETCH",
+                                                "SUBMITTED_TO_WORKER",
+                                                "PENDING_ACTOR_TASK_ARGS_FETCH",
+                                                "PENDING_ACTOR_TASK_ORDERING_OR_CONCURRENCY",
+                                                "RUNNING",
+                                                "RUNNING_IN_RAY_GET",
+                                                "RUNNING_IN_RAY_WAIT",
+                                                "FINISHED",
+                                                "FAILED",
+                                                "GETTING_AND_PINNING_ARGS"};
+  EXPECT_TRUE(kStates.contains(task["state"])) << task["state"];
+  if (detail) {
+    for (const json& event : task["events"]) {
+      EXPECT_TRUE(event["state"].is_string());
+      EXPECT_TRUE(event["created_ms"].is_number());
+    }
+  }
+}
+
+TEST_F(ApiTest, RayStateApiListAnswersInRaysSchema) {
+  for (const bool detail : {false, true}) {
+    auto [status, body] = Get(std::string("/api/v0/tasks?limit=100000&detail=") +
+                              (detail ? "1" : "0") + "&exclude_driver=false");
+    ASSERT_EQ(status, 200) << body;
+    EXPECT_EQ(body["result"], true);
+    EXPECT_EQ(body["msg"], "");
+    const json& result = body["data"]["result"];
+    for (const char* key : {"total", "num_after_truncation", "num_filtered", "result",
+                            "partial_failure_warning", "warnings"}) {
+      EXPECT_TRUE(result.contains(key)) << key;
+    }
+    EXPECT_EQ(result["total"], expected_.tasks.size());
+    EXPECT_EQ(result["num_filtered"], expected_.tasks.size());
+    ASSERT_EQ(result["result"].size(), expected_.tasks.size());
+    for (const json& task : result["result"]) ExpectRaySchema(task, detail);
+  }
+  // A filter and its complement partition the tasks.
+  auto [s1, failed] =
+      Get("/api/v0/"
+          "tasks?filter_keys=state&filter_predicates=%3D&filter_values=FAILED&exclude_driver=0");
+  auto [s2, other] =
+      Get("/api/v0/"
+          "tasks?filter_keys=state&filter_predicates=%21%3D&filter_values=FAILED&exclude_driver=0");
+  ASSERT_EQ(s1, 200);
+  ASSERT_EQ(s2, 200);
+  EXPECT_EQ(failed["data"]["result"]["num_filtered"].get<int64_t>() +
+                other["data"]["result"]["num_filtered"].get<int64_t>(),
+            static_cast<int64_t>(expected_.tasks.size()));
+  for (const json& task : failed["data"]["result"]["result"]) EXPECT_EQ(task["state"], "FAILED");
+  // The older session by Ray's session name.
+  auto [s3, older] = Get("/api/v0/tasks?session_name=session_2026-01-01_00-00-00_000000_1");
+  EXPECT_EQ(s3, 200);
+  EXPECT_NE(older["data"]["result"]["total"], expected_.tasks.size());
+  EXPECT_EQ(Get("/api/v0/tasks?filter_keys=state&filter_predicates=%3E&filter_values=1").first,
+            400);
+  EXPECT_EQ(Get("/api/v0/tasks?session_name=nope").first, 404);
+}
+
+TEST_F(ApiTest, RayStateApiSummaryAnswersInRaysSchema) {
+  auto [status, body] = Get("/api/v0/tasks/summarize?summary_by=func_name");
+  ASSERT_EQ(status, 200) << body;
+  const json& result = body["data"]["result"];
+  const json& cluster = result["result"]["node_id_to_summary"]["cluster"];
+  EXPECT_EQ(cluster["summary_by"], "func_name");
+  int64_t total = 0;
+  for (const auto& [name, entry] : cluster["summary"].items()) {
+    EXPECT_EQ(entry["func_or_class_name"], name);
+    EXPECT_TRUE(entry["type"].is_string());
+    for (const auto& [state, count] : entry["state_counts"].items()) total += count.get<int64_t>();
+  }
+  EXPECT_EQ(total, cluster["total_tasks"].get<int64_t>() +
+                       cluster["total_actor_tasks"].get<int64_t>() +
+                       cluster["total_actor_scheduled"].get<int64_t>());
+  EXPECT_EQ(total, result["num_filtered"]);
+  // The dashboard's call: one job.
+  const std::string job = expected_.jobs.begin()->first;
+  auto [s2, by_job] =
+      Get("/api/v0/tasks/summarize?filter_keys=job_id&filter_predicates=%3D&filter_values=" + job);
+  ASSERT_EQ(s2, 200);
+  int64_t want = 0;
+  for (const auto& [key, task] : expected_.tasks) {
+    want += task.job_id() == job && task.definition.has() ? 1 : 0;
+  }
+  int64_t got = 0;
+  for (const auto& [name, entry] :
+       by_job["data"]["result"]["result"]["node_id_to_summary"]["cluster"]["summary"].items()) {
+    if (name.empty()) continue;
+    for (const auto& [state, count] : entry["state_counts"].items()) got += count.get<int64_t>();
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(Get("/api/v0/tasks/summarize?summary_by=lineage").first, 400);
+}
+
+TEST_F(ApiTest, HealthReadinessAndMetrics) {
+  test::RawHttpClient client(port_);
+  client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 200);
+  EXPECT_NE(response.body().find("rayhist_query_duration_seconds_bucket"), std::string::npos);
+  test::RawHttpClient health(port_);
+  health.Send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(health.Read().result_int(), 200);
+}
+
+}  // namespace
+}  // namespace rayagg::history

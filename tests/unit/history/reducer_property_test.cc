@@ -1,0 +1,303 @@
+// Property tests of the reducer and the index writer: the events of random
+// sessions, shuffled, duplicated, coalesced the way our sinks coalesce them
+// (RayEventMerger), split into random batches, some batches written twice
+// (an object re-read), fold to exactly what one in-order pass folds, both in
+// memory and through the SQLite index (records and summaries).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "history/index_schema.h"
+#include "history/index_writer.h"
+#include "history/record_codec.h"
+#include "history/reducer.h"
+#include "merge/ray_event_merger.h"
+#include "src/ray/protobuf/public/events_base_event.pb.h"
+#include "support/temp_dir.h"
+#include "unit/history/random_session.h"
+
+namespace rayagg::history {
+namespace {
+
+using ray::rpc::events::RayEvent;
+
+FoldedSession FoldAll(const std::vector<RayEvent>& events) {
+  FoldedSession folded;
+  for (const RayEvent& event : events) FoldEvent(event, folded);
+  return folded;
+}
+
+// Shuffles, duplicates some events and coalesces runs of lifecycle events of
+// one task into one (as the event log's merger sends them).
+std::vector<RayEvent> Scramble(const std::vector<RayEvent>& events, std::mt19937_64& random) {
+  std::vector<RayEvent> out;
+  RayEventMerger merger;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const RayEvent& event = events[i];
+    if (event.has_task_lifecycle_event() && i + 1 < events.size() &&
+        events[i + 1].has_task_lifecycle_event() &&
+        events[i + 1].task_lifecycle_event().task_id() == event.task_lifecycle_event().task_id() &&
+        events[i + 1].task_lifecycle_event().task_attempt() ==
+            event.task_lifecycle_event().task_attempt() &&
+        random() % 2 == 0) {
+      const std::string a = event.SerializeAsString();
+      const std::string b = events[i + 1].SerializeAsString();
+      std::string merged;
+      std::vector<std::string_view> parts = {a, b};
+      if (merger.Merge(parts, merged)) {
+        RayEvent coalesced;
+        EXPECT_TRUE(coalesced.ParseFromString(merged));
+        out.push_back(coalesced);
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(event);
+    if (random() % 5 == 0) out.push_back(event);  // a duplicate
+  }
+  std::shuffle(out.begin(), out.end(), random);
+  return out;
+}
+
+std::vector<FoldedSession> RandomBatches(const std::vector<RayEvent>& events,
+                                         std::mt19937_64& random) {
+  std::vector<FoldedSession> batches(1 + random() % 5);
+  for (const RayEvent& event : events) FoldEvent(event, batches[random() % batches.size()]);
+  return batches;
+}
+
+// What a reader sees: the values, not the versions that chose them (a
+// coalesced lifecycle event versions its fields by its latest transition).
+template <typename T>
+void Strip(Versioned<T>& v) {
+  if (v.has()) v.version = 0;
+}
+TaskRecord Observable(TaskRecord task) {
+  Strip(task.definition);
+  Strip(task.lifecycle_job_id);
+  Strip(task.node_id);
+  Strip(task.worker_id);
+  Strip(task.worker_pid);
+  Strip(task.error);
+  Strip(task.actor_repr_name);
+  Strip(task.is_debugger_paused);
+  Strip(task.stdout_file);
+  Strip(task.stderr_file);
+  Strip(task.stdout_start);
+  Strip(task.stdout_end);
+  Strip(task.stderr_start);
+  Strip(task.stderr_end);
+  return task;
+}
+template <typename R>
+R Observable(R record) {
+  Strip(record.definition);
+  return record;
+}
+
+template <typename Map>
+void ExpectSameRecords(const Map& expected, const Map& actual, const char* what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (const auto& [key, record] : expected) {
+    auto it = actual.find(key);
+    ASSERT_NE(it, actual.end()) << what;
+    EXPECT_TRUE(Observable(record) == Observable(it->second)) << what;
+  }
+}
+
+void ExpectSameFold(const FoldedSession& expected, const FoldedSession& actual) {
+  ExpectSameRecords(expected.tasks, actual.tasks, "tasks");
+  ExpectSameRecords(expected.actors, actual.actors, "actors");
+  ExpectSameRecords(expected.jobs, actual.jobs, "jobs");
+  ExpectSameRecords(expected.nodes, actual.nodes, "nodes");
+  ExpectSameRecords(expected.workers, actual.workers, "workers");
+}
+
+TEST(ReducerProperty, AnyOrderDuplicatesCoalescingAndBatchesFoldTheSame) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE(seed);
+    const Session session = RandomSession(seed);
+    const FoldedSession expected = FoldAll(session.events);
+    std::mt19937_64 random(seed * 7919);
+    std::vector<FoldedSession> batches = RandomBatches(Scramble(session.events, random), random);
+    FoldedSession merged;
+    for (FoldedSession& batch : batches) merged.Merge(std::move(batch));
+    ExpectSameFold(expected, merged);
+  }
+}
+
+TEST(ReducerProperty, RecordsSurviveTheirStoredForm) {
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const FoldedSession folded = FoldAll(RandomSession(seed).events);
+    for (const auto& [key, task] : folded.tasks) {
+      TaskRecord decoded;
+      ASSERT_TRUE(DecodeRecord(EncodeRecord(task), decoded).ok());
+      EXPECT_TRUE(decoded == task);
+      // Truncated bytes are an error, never a crash or a wrong record.
+      const std::string bytes = EncodeRecord(task);
+      EXPECT_FALSE(DecodeRecord(std::string_view(bytes).substr(0, bytes.size() / 2), decoded).ok());
+    }
+    for (const auto& [id, actor] : folded.actors) {
+      ActorRecord decoded;
+      ASSERT_TRUE(DecodeRecord(EncodeRecord(actor), decoded).ok());
+      EXPECT_TRUE(decoded == actor);
+    }
+    for (const auto& [id, job] : folded.jobs) {
+      JobRecord decoded;
+      ASSERT_TRUE(DecodeRecord(EncodeRecord(job), decoded).ok());
+      EXPECT_TRUE(decoded == job);
+    }
+    for (const auto& [id, node] : folded.nodes) {
+      NodeRecord decoded;
+      ASSERT_TRUE(DecodeRecord(EncodeRecord(node), decoded).ok());
+      EXPECT_TRUE(decoded == node);
+    }
+  }
+}
+
+// What the index holds for the session, read back.
+struct Stored {
+  std::map<std::pair<std::string, int32_t>, std::pair<TaskRecord, int32_t>> tasks;
+  std::map<SummaryKey, std::pair<int64_t, std::string>> summary;
+};
+
+Stored ReadBack(SqliteDb& db, int64_t session_id) {
+  Stored out;
+  SqliteStatement tasks = *db.Prepare("SELECT record, state FROM tasks WHERE session_id=?");
+  tasks.Bind(1, session_id);
+  while (*tasks.Step()) {
+    TaskRecord task;
+    EXPECT_TRUE(DecodeRecord(tasks.Blob(0), task).ok());
+    out.tasks[{task.task_id, task.attempt}] = {task, static_cast<int32_t>(tasks.Int(1))};
+  }
+  SqliteStatement summary = *db.Prepare(
+      "SELECT dim, value, job_id, task_type, state, count, stats FROM summary WHERE session_id=?");
+  summary.Bind(1, session_id);
+  while (*summary.Step()) {
+    SummaryKey key{static_cast<int>(summary.Int(0)), std::string(summary.Text(1)),
+                   std::string(summary.Text(2)), static_cast<int32_t>(summary.Int(3)),
+                   static_cast<int32_t>(summary.Int(4))};
+    out.summary[key] = {summary.Int(5), std::string(summary.Blob(6))};
+  }
+  return out;
+}
+
+TEST(ReducerProperty, IndexHoldsTheSameTasksAndSummariesWhateverTheBatches) {
+  test::TempDir dir;
+  absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(dir.path(), 8 << 20);
+  ASSERT_TRUE(index.ok()) << index.status();
+  IndexWriter writer(*index->db);
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE(seed);
+    const Session session = RandomSession(seed);
+    const FoldedSession expected = FoldAll(session.events);
+    std::mt19937_64 random(seed * 104729);
+    SessionIdentity identity{"raycluster", "default", "", "c" + std::to_string(seed),
+                             "session_2026-01-01_00-00-00_000000_1"};
+    absl::StatusOr<int64_t> id = writer.EnsureSession(identity, false);
+    ASSERT_TRUE(id.ok());
+    std::vector<RayEvent> scrambled = Scramble(session.events, random);
+    std::vector<FoldedSession> batches = RandomBatches(scrambled, random);
+    for (size_t b = 0; b < batches.size(); ++b) {
+      // Some batches twice: an object indexed twice changes nothing.
+      const int times = random() % 3 == 0 ? 2 : 1;
+      for (int k = 0; k < times; ++k) {
+        FoldedSession copy;
+        copy.Merge(FoldedSession(batches[b]));
+        BatchInput input;
+        input.folded = std::move(copy);
+        ASSERT_TRUE(writer.WriteBatch(*id, std::move(input)).ok());
+      }
+    }
+    const Stored stored = ReadBack(*index->db, *id);
+    // Records: exactly the in-order fold.
+    ASSERT_EQ(stored.tasks.size(), expected.tasks.size());
+    std::unordered_map<std::string, int64_t> finished_jobs, dead_nodes;
+    for (const auto& [job_id, job] : expected.jobs) {
+      if (job.finished_ns() != kNoTime) finished_jobs[job_id] = job.finished_ns();
+    }
+    for (const auto& [node_id, node] : expected.nodes) {
+      if (node.dead_ns() != kNoTime) dead_nodes[node_id] = node.dead_ns();
+    }
+    std::map<SummaryKey, SummaryStats> expected_summary;
+    for (const auto& [key, task] : expected.tasks) {
+      auto it = stored.tasks.find({key.task_id, key.attempt});
+      ASSERT_NE(it, stored.tasks.end());
+      EXPECT_TRUE(Observable(it->second.first) == Observable(task));
+      const int32_t state = ReportedState(task, finished_jobs, dead_nodes);
+      EXPECT_EQ(it->second.second, state) << TaskStateName(it->second.second);
+      // Never silently running: a non-terminal task of a finished job is
+      // reported as such.
+      if (!IsTerminalTaskState(task.raw_state()) && finished_jobs.contains(task.job_id())) {
+        EXPECT_EQ(it->second.second, kUnknownJobFinished);
+      }
+      AddContribution(task, state, +1, expected_summary);
+    }
+    // Summaries: exactly those of the final records.
+    std::map<SummaryKey, std::pair<int64_t, std::string>> want;
+    for (const auto& [key, stats] : expected_summary) {
+      if (stats.count != 0) want[key] = {stats.count, stats.Encode()};
+    }
+    EXPECT_EQ(stored.summary.size(), want.size());
+    for (const auto& [key, value] : want) {
+      auto it = stored.summary.find(key);
+      ASSERT_NE(it, stored.summary.end()) << key.dim << " " << key.value;
+      EXPECT_EQ(it->second.first, value.first);
+      SummaryStats a, b;
+      ASSERT_TRUE(a.Decode(it->second.second).ok());
+      ASSERT_TRUE(b.Decode(value.second).ok());
+      EXPECT_EQ(a.running.count(), b.running.count());
+      EXPECT_EQ(a.running.sum_ns(), b.running.sum_ns());
+      EXPECT_EQ(a.running.Octaves(), b.running.Octaves());
+      EXPECT_EQ(a.total.Octaves(), b.total.Octaves());
+      EXPECT_EQ(a.pending.Octaves(), b.pending.Octaves());
+    }
+  }
+}
+
+TEST(ExceptionClass, FromPythonAndJavaMessages) {
+  EXPECT_EQ(ExceptionClassOf("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n"
+                             "    raise ValueError('x')\nValueError: x"),
+            "ValueError");
+  EXPECT_EQ(ExceptionClassOf("ray::f() (pid=1, ip=10.0.0.1)\n  File \"a.py\", line 3\n"
+                             "mymod.CustomError: boom\n"),
+            "mymod.CustomError");
+  EXPECT_EQ(ExceptionClassOf("ray.exceptions.RayTaskError(ZeroDivisionError): ray::g()\n"
+                             "  File \"b.py\"\nZeroDivisionError: division by zero"),
+            "ZeroDivisionError");
+  EXPECT_EQ(ExceptionClassOf("ray.exceptions.RayTaskError(KeyError): ray::g()"), "KeyError");
+  EXPECT_EQ(ExceptionClassOf("java.lang.IllegalStateException: bad\n\tat A.b(A.java:1)"),
+            "java.lang.IllegalStateException");
+  EXPECT_EQ(ExceptionClassOf("The worker died unexpectedly"), "");
+  EXPECT_EQ(ExceptionClassOf(""), "");
+  EXPECT_EQ(ExceptionClassOf("killed"), "");
+}
+
+TEST(DurationStats, QuantilesWithinTheBucketWidth) {
+  DurationStats stats;
+  for (int64_t ms = 1; ms <= 1000; ++ms) stats.Add(ms * 1'000'000);
+  EXPECT_EQ(stats.count(), 1000);
+  EXPECT_EQ(stats.max_ns(), 1'000'000'000);
+  for (double q : {0.5, 0.9, 0.99}) {
+    const double want = q * 1e9;
+    EXPECT_NEAR(static_cast<double>(stats.Quantile(q)), want, want * 0.05) << q;
+  }
+  DurationStats copy = stats;
+  copy.Merge(stats, -1);
+  EXPECT_EQ(copy.count(), 0);
+  EXPECT_TRUE(copy.Octaves().empty());
+  std::string bytes;
+  stats.EncodeTo(bytes);
+  std::string_view view = bytes;
+  DurationStats decoded;
+  ASSERT_TRUE(decoded.DecodeFrom(view).ok());
+  EXPECT_TRUE(decoded == stats);
+}
+
+}  // namespace
+}  // namespace rayagg::history
