@@ -103,14 +103,11 @@ int main(int argc, char** argv) {
     sigwait(&stop_signals, &signal_number);
     if (signal_number != SIGHUP) break;
     // Reload: the same file, environment and flags. An invalid config is
-    // refused and the running one stays.
+    // refused (and counted) and the running one stays.
     absl::StatusOr<LoadedConfig> reloaded = LoadConfig(*cli, Environment::FromProcess());
-    if (!reloaded.ok()) {
-      logger->error("SIGHUP: configuration refused, keeping the running one: {}",
-                    std::string(reloaded.status().message()));
-      continue;
-    }
-    if (absl::Status applied = daemon.Reload(reloaded->config); !applied.ok()) {
+    const absl::Status applied =
+        daemon.Reload(reloaded.ok() ? absl::StatusOr<Config>(reloaded->config) : reloaded.status());
+    if (!applied.ok()) {
       logger->error("SIGHUP: configuration refused, keeping the running one: {}",
                     std::string(applied.message()));
       continue;

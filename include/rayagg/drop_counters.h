@@ -1,7 +1,9 @@
 // Per-sink drop counts by (reason, event type). Shared by the event log (which
 // evicts on a sink's behalf) and the sink itself, so every drop a sink
 // suffers is counted in one place. Thread-safe; increments are rare (only on
-// drops), so one mutex is enough.
+// drops), so one mutex is enough. Bounded: event types outside
+// [0, kMaxTrackedEventType) — numbers a sender invented or a newer Ray added —
+// are counted together under kUntrackedEventType.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <utility>
 
 #include "rayagg/drop_reason.h"
+#include "rayagg/event_type_filter.h"
 
 namespace rayagg {
 
@@ -17,7 +20,12 @@ class DropCounters {
  public:
   using Key = std::pair<DropReason, int32_t>;  // reason, RayEvent.event_type
 
+  // The same bound as the numbers a sink filter can list.
+  static constexpr int32_t kMaxTrackedEventType = EventTypeFilter::kMaxListedType;
+  static constexpr int32_t kUntrackedEventType = -1;
+
   void Add(DropReason reason, int32_t event_type, uint64_t count = 1) {
+    if (event_type < 0 || event_type >= kMaxTrackedEventType) event_type = kUntrackedEventType;
     std::lock_guard lock(mutex_);
     counts_[{reason, event_type}] += count;
   }

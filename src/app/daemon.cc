@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "app/metrics_page.h"
+#include "app/daemon_metrics.h"
 #include "merge/ray_event_merger.h"
 #include "sinks/sink_factory.h"
 
@@ -125,11 +125,13 @@ absl::Status Daemon::StartOps() {
   return absl::OkStatus();
 }
 
-absl::Status Daemon::Reload(const Config& config) {
+absl::Status Daemon::Reload(const absl::StatusOr<Config>& loaded) {
   auto refuse = [this](absl::Status status) {
     reloads_failed_.fetch_add(1);
     return status;
   };
+  if (!loaded.ok()) return refuse(loaded.status());
+  const Config& config = *loaded;
   if (!started_ || stopped_) return refuse(absl::FailedPreconditionError("daemon is not running"));
   if (config.sinks.size() != sinks_.size()) {
     return refuse(absl::FailedPreconditionError(
@@ -159,14 +161,21 @@ absl::Status Daemon::Reload(const Config& config) {
 }
 
 std::string Daemon::RenderMetricsPage() const {
+  std::vector<HttpListenerCounters> listeners;
+  if (http_server_) listeners.push_back({"http_ingest", http_server_->counters()});
+  if (ops_server_) listeners.push_back({"ops", ops_server_->counters()});
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,
                                     .buffer = log_.GetSnapshot(),
                                     .buffer_config = config_.buffer,
                                     .sinks = sinks_,
+                                    .http_listeners = std::move(listeners),
                                     .ready = ready_.load(),
                                     .reloads_succeeded = reloads_succeeded_.load(),
                                     .reloads_failed = reloads_failed_.load(),
-                                    .constant_labels = config_.ops.constant_labels});
+                                    .unix_now_seconds = now},
+                       config_.ops.constant_labels);
 }
 
 absl::Status Daemon::StartHttpIngest() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "buffer/event_log.h"
 #include "common/asio.h"
 #include "http/http_server.h"
@@ -45,12 +46,15 @@ class Daemon {
   int grpc_port() const { return grpc_port_; }
   // The bound HTTP ingest port; 0 when http_ingest is disabled.
   int http_port() const { return http_port_; }
-  // SIGHUP: applies `config`'s sink settings to the running sinks, matched by
-  // name, without losing buffered events. Refused (nothing changes, the
-  // error says why) when sinks would be added or removed or a sink's new
-  // settings cannot be built. Only sinks are reloaded; other sections need a
-  // restart. Thread-safe with respect to the running daemon.
-  absl::Status Reload(const Config& config);
+  // SIGHUP: `loaded` is the configuration read again from the same sources,
+  // or why it could not be read. Applies its sink settings to the running
+  // sinks, matched by name, without losing buffered events. Refused (nothing
+  // changes, the error says why) when it did not load, when sinks would be
+  // added or removed, or when a sink's new settings cannot be built. Every
+  // outcome is counted (rayagg_config_reloads_total{result}). Only sinks are
+  // reloaded; other sections need a restart. Thread-safe with respect to the
+  // running daemon.
+  absl::Status Reload(const absl::StatusOr<Config>& loaded);
 
   // The bound ops port (/metrics, /healthz, /readyz); 0 when ops is disabled.
   int ops_port() const { return ops_port_; }

@@ -15,6 +15,11 @@ std::string EventTypeName(int32_t type) {
   return value != nullptr ? value->name() : std::to_string(type);
 }
 
+std::string EventTypeLabel(int32_t type) {
+  const auto* value = EventTypeEnum().FindValueByNumber(type);
+  return value != nullptr ? value->name() : std::string(kUnknownEventTypeLabel);
+}
+
 std::optional<int32_t> EventTypeFromName(std::string_view name) {
   const auto* value = EventTypeEnum().FindValueByName(std::string(name));
   if (value == nullptr) return std::nullopt;

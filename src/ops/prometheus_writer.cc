@@ -1,5 +1,6 @@
 #include "ops/prometheus_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -23,15 +24,16 @@ void AppendEscaped(std::string& out, std::string_view value, bool is_help) {
 std::string FormatNumber(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  // Integers (every counter) print exactly; others with enough digits.
+  char buffer[32];
+  // Integers (every counter) print exactly, in plain digits.
   if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    char buffer[32];
     std::snprintf(buffer, sizeof(buffer), "%.0f", value);
     return buffer;
   }
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
-  return buffer;
+  // Others as the shortest text that reads back as the same double (0.7, not
+  // 0.69999999999999996).
+  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end.ptr);
 }
 
 }  // namespace

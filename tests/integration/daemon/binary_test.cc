@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -33,9 +34,13 @@
 #include <vector>
 
 #include "app/probe.h"
+#include "common/asio.h"
+#include "http/http_client.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/daemon_fixture.h"
 #include "support/json_compare.h"
+#include "support/prometheus_text.h"
+#include "support/run_coroutine.h"
 #include "support/sample_events.h"
 #include "support/temp_dir.h"
 #include "support/test_http_server.h"
@@ -503,6 +508,55 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
     saw_draining = !result.ok && result.detail == "status 503";
   }
   EXPECT_TRUE(saw_draining);
+  const auto status = daemon->WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+}
+
+// The value of one sample of the daemon's /metrics at `ops_port`, or nullopt
+// when the page cannot be fetched or the sample is not on it.
+std::optional<double> MetricValue(int ops_port, std::string_view name,
+                                  const std::map<std::string, std::string>& labels) {
+  asio::io_context io_context;
+  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:" + std::to_string(ops_port) + "/metrics");
+  if (!url.ok()) return std::nullopt;
+  HttpClient client(io_context.get_executor(), *url, std::chrono::seconds(5));
+  const HttpResult result = RunCoroutine(io_context, client.Get());
+  if (result.error || result.response.status != 200) return std::nullopt;
+  absl::StatusOr<PrometheusPage> page = ParsePrometheusText(result.response.body);
+  if (!page.ok()) return std::nullopt;
+  absl::StatusOr<double> value = page->Value(name, labels);
+  return value.ok() ? std::optional<double>(*value) : std::nullopt;
+}
+
+// SIGHUP with a file that does not load: refused, counted as a failed
+// reload on /metrics; the fixed file then reloads and counts a success.
+TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
+  const std::string config = Config(SinkConfigYaml(""));
+  const std::string valid_yaml = ReadFile(config);
+  const std::string ops_port_path = dir_.Path("ops-port");
+  auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
+                     "--ops-port", "0", "--ops-port-file", ops_port_path});
+  ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
+      << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  const int ops_port = std::stoi(ReadFile(ops_port_path));
+  auto reloads = [&](const std::string& result) {
+    return MetricValue(ops_port, "rayagg_config_reloads_total", {{"result", result}});
+  };
+  ASSERT_EQ(reloads("failure"), 0.0);
+
+  WriteFile(config, "sinks: [{url: 12}]\n");  // does not load
+  daemon->Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor([&] { return reloads("failure") == 1.0; }))
+      << reloads("failure").value_or(-1);
+  EXPECT_EQ(reloads("success"), 0.0);
+  EXPECT_TRUE(daemon->Running());
+
+  WriteFile(config, valid_yaml);
+  daemon->Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor([&] { return reloads("success") == 1.0; }));
+  EXPECT_EQ(reloads("failure"), 1.0);
+
+  daemon->Signal(SIGTERM);
   const auto status = daemon->WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }

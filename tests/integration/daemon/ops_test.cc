@@ -1,14 +1,21 @@
 // The ops listener of an in-process daemon, over real HTTP: /healthz,
-// /readyz, and /metrics reflecting what the daemon actually did.
+// /readyz, and /metrics reflecting what the daemon actually did, exactly as
+// its metrics table (app/daemon_metrics.h) declares it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "app/daemon_metrics.h"
 #include "app/probe.h"
 #include "common/asio.h"
 #include "http/http_client.h"
 #include "support/daemon_fixture.h"
+#include "support/prometheus_text.h"
+#include "support/raw_http_client.h"
 #include "support/run_coroutine.h"
 
 namespace rayagg::test {
@@ -34,6 +41,24 @@ class OpsTest : public DaemonTest {
     config.ops.port = 0;
     config.ops.constant_labels = {{"RayClusterName", "c1"}, {"quote", "a\"b"}};
     return config;
+  }
+
+  // GET /metrics, parsed; fails the test if the page does not parse.
+  PrometheusPage Scrape() {
+    const HttpResult result = Get(harness().daemon().ops_port(), "/metrics");
+    EXPECT_FALSE(result.error) << result.error.message();
+    EXPECT_EQ(result.response.status, 200u);
+    absl::StatusOr<PrometheusPage> page = ParsePrometheusText(result.response.body);
+    EXPECT_TRUE(page.ok()) << page.status();
+    return page.ok() ? *std::move(page) : PrometheusPage{};
+  }
+
+  // One sample's value; fails the test (and returns -1) unless exactly one matches.
+  double Value(const PrometheusPage& page, std::string_view name,
+               const std::map<std::string, std::string>& labels = {}) {
+    absl::StatusOr<double> value = page.Value(name, labels);
+    EXPECT_TRUE(value.ok()) << value.status();
+    return value.ok() ? *value : -1;
   }
 };
 
@@ -94,6 +119,129 @@ TEST_F(OpsTest, FailuresAreCountedByReason) {
   EXPECT_THAT(page, HasSubstr("ray_aggregator_agent_publish_failures_total{RayClusterName=\"c1\","
                               "quote=\"a\\\"b\",Component=\"aggregator_agent\",consumer=\"down\"} "
                               "1\n"));
+}
+
+// Every family of the table is on the page, in table order, with the
+// declared type and help, and every sample carries the constant labels and
+// then exactly the declared labels (plus `le` on histogram buckets).
+TEST_F(OpsTest, ThePageIsTheMetricsTable) {
+  Config config = OpsConfig({FastHttpSink(server_.Url("/e"), "collector")});
+  config.http_ingest.enabled = true;
+  config.http_ingest.port = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const auto events = OneEventOfEveryType();
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(WaitForElements(server_, events.size()));
+  ASSERT_TRUE(
+      WaitFor([&] { return harness().sink(0).counters().sent_events.load() == events.size(); }));
+
+  const PrometheusPage page = Scrape();
+  const auto families = DaemonMetricFamilies();
+  ASSERT_EQ(page.families.size(), families.size());
+  for (size_t i = 0; i < families.size(); ++i) {
+    const MetricDef& def = families[i].def;
+    const PrometheusFamily& family = page.families[i];
+    SCOPED_TRACE(def.name);
+    EXPECT_EQ(family.name, def.name);
+    EXPECT_EQ(family.type, MetricTypeName(def.type));
+    EXPECT_EQ(family.help, def.help);
+    for (const PrometheusSample& sample : family.samples) {
+      std::vector<std::string> expected = {"RayClusterName", "quote"};
+      expected.insert(expected.end(), def.labels.begin(), def.labels.end());
+      if (sample.name.ends_with("_bucket")) expected.push_back("le");
+      std::vector<std::string> names;
+      for (const auto& [name, value] : sample.labels) names.push_back(name);
+      EXPECT_EQ(names, expected) << sample.name;
+    }
+  }
+  // Both listeners report themselves; the scrape itself was a request.
+  EXPECT_EQ(Value(page, "rayagg_http_server_connections_accepted_total", {{"listener", "ops"}}), 1);
+  EXPECT_EQ(Value(page, "rayagg_http_server_requests_total", {{"listener", "http_ingest"}}), 0);
+}
+
+// Event type numbers this build does not know, however many, share one
+// label value: a sender cannot grow the label set.
+TEST_F(OpsTest, UnknownEventTypesShareOneLabelValue) {
+  server_.SetDefaultBehavior(Respond{.status = 503});
+  SinkConfig sink = FastHttpSink(server_.Url("/e"), "down");
+  sink.retry.max_retries = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(OpsConfig({sink})));
+  std::vector<RayEvent> events;
+  for (const int type : {30, 63, 64, 1000, 123456789}) {
+    RayEvent event = TaskLifecycleEvent("invented-" + std::to_string(type), 0);
+    event.clear_task_lifecycle_event();
+    event.set_event_type(static_cast<RayEvent::EventType>(type));
+    events.push_back(event);
+  }
+  events.push_back(TaskLifecycleEvent("known", 0));
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return harness().sink(0).drops().Total(DropReason::kRetriesExhausted) == events.size();
+  }));
+  const PrometheusPage page = Scrape();
+  const PrometheusFamily* dropped = page.Find("rayagg_sink_dropped_events_total");
+  ASSERT_NE(dropped, nullptr);
+  std::map<std::string, double> by_type;
+  for (const PrometheusSample& sample : dropped->samples) {
+    by_type[sample.Label("event_type").value_or("?")] += sample.value;
+  }
+  EXPECT_EQ(by_type, (std::map<std::string, double>{{"UNKNOWN", 5}, {"TASK_LIFECYCLE_EVENT", 1}}));
+}
+
+// The HTTP server's own answers and refusals, per listener: a 413 before any
+// handler and a body that never arrives (HTTP ingest), a connection refused
+// at the ops listener's limit (16).
+TEST_F(OpsTest, HttpListenersCountTheirOwnRefusalsAndTimeouts) {
+  Config config = OpsConfig({FastHttpSink(server_.Url("/e"))});
+  config.http_ingest.enabled = true;
+  config.http_ingest.port = 0;
+  config.http_ingest.max_body_bytes = 1024;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const auto http_port = static_cast<uint16_t>(harness().daemon().http_port());
+  const auto ops_port = static_cast<uint16_t>(harness().daemon().ops_port());
+
+  {
+    RawHttpClient client(http_port);
+    client.Send("POST " + config.http_ingest.path +
+                " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                "Content-Length: 4096\r\n\r\n");
+    EXPECT_EQ(client.Read().result_int(), 413);
+  }
+  {
+    // Ten body bytes announced, two sent: HTTP ingest's read deadline (10 s)
+    // closes the connection without an answer.
+    RawHttpClient client(http_port, std::chrono::seconds(60));
+    client.Send("POST " + config.http_ingest.path +
+                " HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n[]");
+    EXPECT_EQ(client.ReadUntilClosed(), "");
+  }
+  {
+    // The 17th connection is closed at once, without an answer.
+    std::vector<std::unique_ptr<RawHttpClient>> held;
+    for (int i = 0; i < 16; ++i) held.push_back(std::make_unique<RawHttpClient>(ops_port));
+    RawHttpClient refused(ops_port);
+    EXPECT_EQ(refused.ReadUntilClosed(), "");
+  }
+  // The held connections close as the server notices; until then a scrape
+  // may itself be refused (and counted).
+  uint64_t refused_scrapes = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    if (!Get(ops_port, "/metrics").error) return true;
+    ++refused_scrapes;
+    return false;
+  }));
+  const PrometheusPage page = Scrape();
+  EXPECT_EQ(Value(page, "rayagg_http_server_errors_total",
+                  {{"listener", "http_ingest"}, {"reason", "body_too_large"}}),
+            1);
+  EXPECT_EQ(Value(page, "rayagg_http_server_connections_refused_total", {{"listener", "ops"}}),
+            static_cast<double>(1 + refused_scrapes));
+  EXPECT_EQ(Value(page, "rayagg_http_server_errors_total",
+                  {{"listener", "http_ingest"}, {"reason", "timeout"}}),
+            1);
+  EXPECT_EQ(
+      Value(page, "rayagg_http_server_connections_refused_total", {{"listener", "http_ingest"}}),
+      0);
 }
 
 TEST_F(OpsTest, ReadinessIsFalseOnceStopBegins) {

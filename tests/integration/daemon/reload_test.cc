@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/daemon_fixture.h"
+#include "support/prometheus_text.h"
 
 namespace rayagg::test {
 namespace {
@@ -81,6 +82,23 @@ TEST_F(ReloadTest, AddingOrRenamingSinksIsRefusedAndChangesNothing) {
   ASSERT_TRUE(harness().AddEvents(TaskLifecycleEvents(1, "still")).ok());
   ASSERT_TRUE(WaitForElements(server_, 1));
   EXPECT_EQ(server_.Requests()[0].target, "/e");
+}
+
+// A file that did not load and settings the sinks cannot take are both
+// refused reloads, counted as such.
+TEST_F(ReloadTest, EveryOutcomeIsCountedByResult) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/e"), "collector")});
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  EXPECT_FALSE(harness().daemon().Reload(absl::InvalidArgumentError("sinks[0].url: bad")).ok());
+  Config more = config;
+  more.sinks.push_back(FastHttpSink(server_.Url("/x"), "second"));
+  EXPECT_FALSE(harness().daemon().Reload(more).ok());
+  EXPECT_TRUE(harness().daemon().Reload(config).ok());
+
+  absl::StatusOr<PrometheusPage> page = ParsePrometheusText(harness().daemon().RenderMetricsPage());
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->Value("rayagg_config_reloads_total", {{"result", "failure"}}).value_or(-1), 2);
+  EXPECT_EQ(page->Value("rayagg_config_reloads_total", {{"result", "success"}}).value_or(-1), 1);
 }
 
 }  // namespace
