@@ -46,7 +46,9 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
   if (!body.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(body.status().message());
-    logger_.warn("rejected HTTP ingest request: {}", message);
+    if (auto suppressed = reject_log_limiter_.Allow()) {
+      logger_.warn("rejected HTTP ingest request: {} suppressed_warnings={}", message, *suppressed);
+    }
     switch (body.status().code()) {
       case absl::StatusCode::kResourceExhausted:
         return ErrorResponse(request, http::status::payload_too_large, message);
@@ -85,7 +87,10 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
   if (!parsed.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(parsed.message());
-    logger_.warn("rejected HTTP ingest request: {} bytes={}", message, body->size());
+    if (auto suppressed = reject_log_limiter_.Allow()) {
+      logger_.warn("rejected HTTP ingest request: {} bytes={} suppressed_warnings={}", message,
+                   body->size(), *suppressed);
+    }
     return ErrorResponse(request, http::status::bad_request, message);
   }
   const size_t elements = events.size() + rejections.size();
@@ -98,8 +103,12 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
   for (size_t i = 0; i < events.size(); ++i) events[i].bytes = serialized[i];
   if (!rejected.empty()) {
     // Positions only: reasons may quote values, and event contents never reach the log.
-    logger_.warn("HTTP ingest dropped {} of {} elements as bad_element (first: #{})",
-                 rejections.size(), elements, rejections.front().index);
+    if (auto suppressed = bad_element_log_limiter_.Allow()) {
+      logger_.warn(
+          "HTTP ingest dropped {} of {} elements as bad_element (first: #{}) "
+          "suppressed_warnings={}",
+          rejections.size(), elements, rejections.front().index, *suppressed);
+    }
   }
 
   if (absl::Status appended = appender_.Append(events); !appended.ok()) {

@@ -14,6 +14,7 @@
 
 #include "http/http_server.h"
 #include "ingest/ingest_counters.h"
+#include "ops/log_rate_limiter.h"
 #include "rayagg/event_appender.h"
 
 namespace spdlog {
@@ -35,6 +36,11 @@ class HttpIngestHandler {
   IngestCounters& counters_;
   spdlog::logger& logger_;
   const uint64_t max_body_bytes_;
+  // A sender posting bad requests or elements in a loop (Ray's agent retries
+  // forever) gets one warning per interval each, with a suppressed count, as
+  // gRPC ingest does.
+  LogRateLimiter reject_log_limiter_{std::chrono::seconds(10)};
+  LogRateLimiter bad_element_log_limiter_{std::chrono::seconds(10)};
 };
 
 }  // namespace rayagg

@@ -325,9 +325,9 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
       counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
       counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
       counters_.last_success_unix_ms.store(UnixMillisNow(), std::memory_order_relaxed);
-      const uint64_t failures = counters_.consecutive_failures.exchange(0);
-      if (failures > 0) {
-        logger_.info("sink recovered sink={} failed_attempts={}", config_.name, failures);
+      counters_.consecutive_failures.store(0, std::memory_order_relaxed);
+      if (const std::optional<uint64_t> failed = recovery_log_.Succeeded()) {
+        logger_.info("sink recovered sink={} failed_attempts={}", config_.name, *failed);
       }
       co_return AttemptEnd::kDone;
     }
@@ -362,7 +362,9 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
         config_.retry.max_elapsed.count() > 0 && now - first_attempt >= config_.retry.max_elapsed;
     if (out_of_retries || out_of_time) {
       DropBatch(batch, DropReason::kRetriesExhausted);
-      if (auto suppressed = failure_log_limiter_.Allow()) {
+      const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow();
+      recovery_log_.Failed(/*warned=*/suppressed.has_value());
+      if (suppressed) {
         logger_.warn(
             "batch dropped after {} retries in {} ms sink={} events={} failure={} "
             "suppressed_warnings={}",
@@ -387,7 +389,9 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     if (config_.retry.max_elapsed.count() > 0) {
       wake_at = std::min(wake_at, first_attempt + config_.retry.max_elapsed);
     }
-    if (auto suppressed = failure_log_limiter_.Allow()) {
+    const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow();
+    recovery_log_.Failed(/*warned=*/suppressed.has_value());
+    if (suppressed) {
       logger_.warn(
           "delivery failed, will retry sink={} failure={} reason={} consecutive_failures={} "
           "attempt_ms={} retry_in_ms={} suppressed_warnings={}",

@@ -31,6 +31,7 @@
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
 #include "sinks/rate_limiter.h"
+#include "sinks/recovery_log.h"
 #include "sinks/sink_counters.h"
 #include "sinks/sink_request_stats.h"
 
@@ -166,6 +167,7 @@ class Sink {
   // Hot-path warnings: at most one line per interval, with a suppressed count.
   LogRateLimiter failure_log_limiter_{std::chrono::seconds(10)};
   LogRateLimiter drop_log_limiter_{std::chrono::seconds(10)};
+  RecoveryLog recovery_log_;  // strand-confined
   EventLog::CursorId cursor_;
 
   // Strand-confined state.

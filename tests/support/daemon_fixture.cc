@@ -118,7 +118,8 @@ bool WaitForEvent(TestHttpServer& server, const RayEvent& event,
 
 DaemonHarness::DaemonHarness(Config config)
     : log_lines_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(kLogLinesKept)) {
-  // Logs are kept for failure messages only; never asserted on. Debug level
+  // Logs are kept for failure messages; only their volume is ever asserted on
+  // (CountRecentLogLines), never their wording. Debug level
   // so that every log statement's formatting runs (and is sanitized).
   auto logger = std::make_shared<spdlog::logger>("rayagg-test", log_lines_);
   logger->set_level(spdlog::level::debug);
@@ -182,6 +183,14 @@ grpc::Status DaemonHarness::AddEventsRaw(std::string_view payload, std::string* 
 }
 
 std::vector<std::string> DaemonHarness::RecentLogs() const { return log_lines_->last_formatted(); }
+
+size_t DaemonHarness::CountRecentLogLines(std::string_view text) const {
+  size_t count = 0;
+  for (const std::string& line : log_lines_->last_formatted()) {
+    if (line.find(text) != std::string::npos) ++count;
+  }
+  return count;
+}
 
 void DaemonTest::StartDaemon(Config config) {
   ASSERT_EQ(harness_, nullptr) << "one daemon per test";

@@ -110,8 +110,11 @@ class DaemonHarness {
   // Stops the daemon (drains its sinks). Idempotent.
   void Stop();
 
-  // The daemon's most recent log lines, for failure messages only.
+  // The daemon's most recent log lines, for failure messages.
   std::vector<std::string> RecentLogs() const;
+  // How many of the recent log lines contain `text`: only for the tests whose
+  // subject is the log's volume (rate-limited warnings, recovery lines).
+  size_t CountRecentLogLines(std::string_view text) const;
 
  private:
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_lines_;

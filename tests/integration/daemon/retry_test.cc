@@ -160,5 +160,34 @@ TEST_F(RetryTest, DroppedCoalescedEventCountsEveryEventItStandsFor) {
   EXPECT_EQ(drops.at({DropReason::kRetriesExhausted, RayEvent::TASK_LIFECYCLE_EVENT}), 3u);
 }
 
+// An endpoint that fails every other attempt: each batch fails once and is
+// then delivered. The log says "sink recovered" only in answer to a failure
+// warning it showed (those are rate-limited to one per 10 s), not after each
+// of the 30 recoveries.
+TEST_F(RetryTest, AFlakyEndpointDoesNotFloodTheLogWithRecoveries) {
+  server_.SetResponder([](const ReceivedRequest&, size_t index) -> Behavior {
+    return Respond{.status = index % 2 == 0 ? 503u : 200u};
+  });
+  SinkConfig sink = FastHttpSink(server_.Url("/events"));
+  sink.batch.max_events = 1;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink})));
+  const auto started = steady_clock::now();
+  constexpr size_t kBatches = 30;
+  for (const RayEvent& event : TaskLifecycleEvents(kBatches, "flaky")) {
+    ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{event}).ok());
+  }
+  const Sink& flaky = harness().sink(0);
+  ASSERT_TRUE(WaitFor([&] { return flaky.counters().sent_events.load() == kBatches; }));
+  const auto elapsed = steady_clock::now() - started;
+  EXPECT_EQ(flaky.counters().failed_attempts.load(), kBatches);
+
+  const size_t warnings = harness().CountRecentLogLines("delivery failed, will retry");
+  const size_t recoveries = harness().CountRecentLogLines("sink recovered");
+  const auto intervals = static_cast<size_t>(elapsed / std::chrono::seconds(10)) + 1;
+  EXPECT_GE(recoveries, 1u);
+  EXPECT_LE(recoveries, warnings);
+  EXPECT_LE(warnings, intervals);
+}
+
 }  // namespace
 }  // namespace rayagg::test
