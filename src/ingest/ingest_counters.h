@@ -1,5 +1,5 @@
-// What ingest saw, for tests now and /metrics later. Lock-free: updated from
-// gRPC's callback threads.
+// What ingest saw, for tests and /metrics (app/daemon_metrics.cc). Lock-free:
+// updated from gRPC's callback threads and the HTTP listener.
 #pragma once
 
 #include <atomic>
@@ -24,8 +24,8 @@ struct IngestCounters {
   // elements that do not map to a RayEvent (reason bad_element; event type 0
   // when the element's type is unknown).
   DropCounters drops;
-  // Calls refused with UNAUTHENTICATED (RAY_AUTH_MODE=token, wrong or no
-  // token); the HTTP ingest may count its 401s here too.
+  // gRPC calls refused with UNAUTHENTICATED (RAY_AUTH_MODE=token, wrong or
+  // no token). HTTP ingest checks no token: Ray's HTTP publisher sends none.
   std::atomic<uint64_t> unauthenticated_requests{0};
 };
 
