@@ -1,0 +1,425 @@
+#include "spool/spool.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/text.h"
+
+namespace rayagg::spool {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+template <typename Call>
+absl::Status Timed(LatencyHistogram& histogram, Call call) {
+  const auto start = SteadyClock::now();
+  absl::Status status = call();
+  histogram.Observe(SteadyClock::now() - start);
+  return status;
+}
+
+}  // namespace
+
+std::string_view SpoolHealthName(SpoolHealth health) {
+  switch (health) {
+    case SpoolHealth::kHealthy:
+      return "healthy";
+    case SpoolHealth::kMemory:
+      return "memory";
+    case SpoolHealth::kRefusing:
+      return "refusing";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(FileSystem& fs, SpoolOptions options,
+                                                   std::string_view owner) {
+  absl::StatusOr<OpenedDirectory> opened = OpenSpoolDirectory(fs, options.directory, owner);
+  if (!opened.ok()) return opened.status();
+  const uint64_t generation = opened->ledger.generation;
+  absl::StatusOr<std::unique_ptr<LedgerWriter>> ledger =
+      LedgerWriter::Open(fs, strings::Cat(options.directory, "/", kLedgerFileName), generation);
+  if (!ledger.ok()) {
+    return absl::Status(ledger.status().code(), strings::Cat("spool.dir ", options.directory, ": ",
+                                                             ledger.status().message()));
+  }
+  std::unique_ptr<Spool> spool(new Spool(fs, std::move(options), *std::move(opened)));
+  spool->ledger_writer_ = *std::move(ledger);
+  return spool;
+}
+
+Spool::Spool(FileSystem& fs, SpoolOptions options, OpenedDirectory opened)
+    : fs_(fs),
+      options_(std::move(options)),
+      opened_(std::move(opened)),
+      segments_(options_.directory),
+      recovered_(options_.directory) {
+  // Until the log says otherwise, the sinks stand where the ledger left them.
+  positions_ = opened_.ledger.positions;
+}
+
+Spool::~Spool() { Stop(); }
+
+RecoveryReport Spool::Recover(const RecordVisitor& visitor) {
+  recovering_ = true;
+  const RecoveryReport report =
+      RecoverSegments(fs_, options_.directory, opened_.segments, recovered_, visitor,
+                      [this] { return cancel_recovery_.load(); });
+  recovered_records_ = report.records;
+  recovered_bytes_ = report.bytes_scanned;
+  corrupt_regions_ = report.corrupt.size();
+  torn_bytes_ = report.torn_bytes;
+  segments_.Adopt(recovered_);
+  recovering_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    positions_dirty_ = true;  // old segments may be wholly released already
+  }
+  wake_.notify_all();
+  return report;
+}
+
+void Spool::StartRecovery(RecordVisitor visitor, std::function<void(const RecoveryReport&)> done) {
+  recovering_ = true;
+  recovery_thread_ = std::jthread([this, visitor = std::move(visitor), done = std::move(done)] {
+    const RecoveryReport report = Recover(visitor);
+    if (done) done(report);
+  });
+}
+
+void Spool::StartManual(RecordSource& source, SpoolListener& listener, uint64_t stream_start) {
+  source_ = &source;
+  listener_ = &listener;
+  writer_ = std::make_unique<SpoolWriter>(
+      fs_, segments_, source,
+      WriterOptions{.sync = options_.sync, .segment_bytes = options_.segment_bytes},
+      opened_.next_segment_number, opened_.next_sequence, stream_start);
+  std::lock_guard lock(mutex_);
+  target_ = stream_start;
+  acked_ = stream_start;
+  manual_ = true;
+}
+
+void Spool::Start(RecordSource& source, SpoolListener& listener, uint64_t stream_start) {
+  StartManual(source, listener, stream_start);
+  {
+    std::lock_guard lock(mutex_);
+    manual_ = false;
+  }
+  writer_thread_ = std::thread([this] { Run(); });
+}
+
+std::chrono::steady_clock::time_point Spool::Now() const {
+  return options_.now ? options_.now() : SteadyClock::now();
+}
+
+void Spool::Submit(uint64_t end, Completion done) {
+  absl::Status answer;
+  {
+    std::lock_guard lock(mutex_);
+    // Even answered at once, the records are to be written (once the disk
+    // works again, from what memory still holds).
+    target_ = std::max(target_, end);
+    const SpoolHealth health = health_.load();
+    if (stopped_) {
+      answer = absl::UnavailableError("the daemon is stopping; retry later");
+    } else if (health == SpoolHealth::kRefusing) {
+      answer = absl::UnavailableError(
+          strings::Cat("the spool cannot write (", down_reason_, "); retry later"));
+    } else if (health == SpoolHealth::kHealthy && end > acked_) {
+      waiting_.emplace_back(end, std::move(done));
+      wake_.notify_all();
+      return;
+    }
+    // Otherwise: down under on_write_error: memory, or already written.
+  }
+  done(answer);
+}
+
+void Spool::UpdatePositions(std::vector<std::pair<std::string, uint64_t>> positions,
+                            uint64_t min_released) {
+  {
+    std::lock_guard lock(mutex_);
+    positions_ = std::move(positions);
+    min_released_ = min_released;
+    positions_dirty_ = true;
+  }
+  wake_.notify_all();
+}
+
+uint64_t Spool::AckedPosition() const {
+  return options_.sync == SyncMode::kAlways ? writer_->synced() : writer_->written();
+}
+
+void Spool::Run() {
+  for (;;) {
+    bool stopping = false;
+    {
+      std::unique_lock lock(mutex_);
+      const bool healthy = health_.load() == SpoolHealth::kHealthy;
+      auto deadline = SteadyClock::time_point::max();
+      if (!healthy) {
+        deadline = retry_at_;
+      } else if (options_.sync == SyncMode::kInterval && writer_->needs_sync()) {
+        deadline = sync_at_;
+      }
+      wake_.wait_until(lock, deadline, [&] {
+        return stopping_ || positions_dirty_ ||
+               (health_.load() == SpoolHealth::kHealthy && target_ > writer_->written()) ||
+               Now() >= deadline;
+      });
+      stopping = stopping_;
+    }
+    PumpOnce(stopping);
+    if (stopping) break;
+  }
+  Finish();
+}
+
+void Spool::Pump() { PumpOnce(/*stopping=*/false); }
+
+void Spool::PumpOnce(bool stopping) {
+  uint64_t target = 0;
+  bool positions_dirty = false;
+  {
+    std::lock_guard lock(mutex_);
+    target = target_;
+    positions_dirty = positions_dirty_;
+    positions_dirty_ = false;
+  }
+  if (health_.load() != SpoolHealth::kHealthy) {
+    if (Now() >= retry_at_ || stopping) TryResume(target);
+  } else {
+    Step(target, stopping);
+  }
+  listener_->OnDurable(writer_->durable());
+  if (positions_dirty || stopping) {
+    WriteLedger();
+    FreeReleased();
+  }
+  CompleteReady();
+}
+
+void Spool::Finish() {
+  // A clean stop: the open segment is sealed (and synced unless sync: never).
+  if (health_.load() == SpoolHealth::kHealthy) {
+    if (absl::Status closed = writer_->Close(); !closed.ok()) {
+      listener_->OnProblem(strings::Cat("closing the spool: ", closed.message()));
+    }
+  }
+  std::vector<Completion> left;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [end, done] : waiting_) left.push_back(std::move(done));
+    waiting_.clear();
+  }
+  for (Completion& done : left) {
+    done(health_.load() == SpoolHealth::kMemory
+             ? absl::OkStatus()
+             : absl::UnavailableError("the daemon is stopping; retry later"));
+  }
+}
+
+void Spool::Step(uint64_t target, bool stopping) {
+  if (target > writer_->written()) {
+    const bool was_clean = !writer_->needs_sync();
+    MakeRoom(target - writer_->written());
+    const uint64_t before = writer_->written();
+    absl::Status written = Timed(write_latency_, [&] { return writer_->WriteThrough(target); });
+    written_bytes_ += writer_->written() - before;
+    if (!written.ok()) {
+      ++write_errors_;
+      HandleFailure(written, target, "write");
+      return;
+    }
+    if (was_clean && options_.sync == SyncMode::kInterval) {
+      sync_at_ = Now() + options_.sync_interval;
+    }
+  }
+  const bool sync_now = options_.sync == SyncMode::kAlways ||
+                        (options_.sync == SyncMode::kInterval && (Now() >= sync_at_ || stopping));
+  if (sync_now && writer_->needs_sync()) {
+    absl::Status synced = Timed(sync_latency_, [&] { return writer_->Sync(); });
+    if (!synced.ok()) {
+      ++sync_errors_;
+      HandleFailure(synced, target, "fsync");
+      return;
+    }
+    sync_at_ = Now() + options_.sync_interval;
+  }
+}
+
+void Spool::HandleFailure(const absl::Status& error, uint64_t target, const char* what) {
+  const std::string reason = strings::Cat(what, " failed: ", error.message());
+  // Never retried in place: a new segment, and what is not durable written
+  // again from memory.
+  absl::Status again = writer_->Reopen();
+  if (again.ok()) {
+    MakeRoom(target - writer_->written());
+    again = writer_->WriteThrough(target);
+  }
+  if (again.ok() && options_.sync != SyncMode::kNever) {
+    again = Timed(sync_latency_, [&] { return writer_->Sync(); });
+  }
+  if (again.ok()) {
+    listener_->OnProblem(strings::Cat("spool ", reason, "; closed that segment and wrote its ",
+                                      "unsynced records again into segment ",
+                                      writer_->open_segment()));
+    return;
+  }
+  GoDown(strings::Cat(reason, "; writing into a new segment failed too: ", again.message()));
+}
+
+void Spool::GoDown(const std::string& reason) {
+  const SpoolHealth health = options_.on_write_error == OnWriteError::kMemory
+                                 ? SpoolHealth::kMemory
+                                 : SpoolHealth::kRefusing;
+  {
+    std::lock_guard lock(mutex_);
+    down_reason_ = reason;
+    health_ = health;
+  }
+  retry_at_ = Now() + options_.retry_interval;
+  listener_->OnHealthChanged(health, reason);
+}
+
+void Spool::TryResume(uint64_t target) {
+  absl::Status resumed = writer_->Reopen();
+  if (resumed.ok()) {
+    MakeRoom(target - std::min(target, writer_->written()));
+    resumed = writer_->WriteThrough(target);
+  }
+  if (resumed.ok() && options_.sync != SyncMode::kNever) resumed = writer_->Sync();
+  if (!resumed.ok()) {
+    retry_at_ = Now() + options_.retry_interval;
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    health_ = SpoolHealth::kHealthy;
+    down_reason_.clear();
+  }
+  sync_at_ = Now() + options_.sync_interval;
+  listener_->OnHealthChanged(SpoolHealth::kHealthy,
+                             strings::Cat("writing again, into segment ", writer_->open_segment()));
+}
+
+void Spool::RemoveSegment(const SegmentInfo& segment, bool evicted) {
+  const std::string path = segments_.PathOf(segment.number);
+  if (absl::Status removed = fs_.Remove(path); !removed.ok() && !absl::IsNotFound(removed)) {
+    listener_->OnProblem(strings::Cat("cannot delete spool segment: ", removed.message()));
+  }
+  segments_.Remove(segment.number);
+  ++(evicted ? evicted_segments_ : deleted_segments_);
+}
+
+void Spool::FreeReleased() {
+  uint64_t min_released = 0;
+  {
+    std::lock_guard lock(mutex_);
+    min_released = min_released_;
+  }
+  while (const std::optional<SegmentInfo> oldest = segments_.Oldest()) {
+    if (!oldest->sealed || (oldest->any_record && oldest->max_sequence >= min_released)) break;
+    RemoveSegment(*oldest, /*evicted=*/false);
+  }
+}
+
+void Spool::MakeRoom(uint64_t bytes) {
+  if (segments_.total_bytes() + bytes <= options_.max_bytes) return;
+  FreeReleased();
+  // While recovery runs the oldest segments are not known yet: evicting now
+  // would throw away the newest events; the bound holds again right after.
+  if (recovering_.load()) return;
+  while (segments_.total_bytes() + bytes > options_.max_bytes) {
+    const std::optional<SegmentInfo> oldest = segments_.Oldest();
+    if (!oldest || !oldest->sealed) break;  // only the open segment is left
+    listener_->OnEvict(*oldest);
+    RemoveSegment(*oldest, /*evicted=*/true);
+  }
+}
+
+void Spool::WriteLedger() {
+  std::vector<std::pair<std::string, uint64_t>> positions;
+  {
+    std::lock_guard lock(mutex_);
+    positions = positions_;
+  }
+  if (absl::Status written = ledger_writer_->Write(positions); !written.ok()) {
+    ++ledger_errors_;
+    listener_->OnProblem(strings::Cat("cannot write the spool ledger: ", written.message()));
+  }
+}
+
+void Spool::CompleteReady() {
+  std::vector<Completion> ok;
+  std::vector<Completion> refused;
+  std::string reason;
+  {
+    std::lock_guard lock(mutex_);
+    const SpoolHealth health = health_.load();
+    acked_ = AckedPosition();
+    reason = down_reason_;
+    auto keep = waiting_.begin();
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+      if (health == SpoolHealth::kRefusing) {
+        refused.push_back(std::move(it->second));
+      } else if (health == SpoolHealth::kMemory || it->first <= acked_) {
+        ok.push_back(std::move(it->second));
+      } else {
+        *keep++ = std::move(*it);
+      }
+    }
+    waiting_.erase(keep, waiting_.end());
+  }
+  for (Completion& done : ok) done(absl::OkStatus());
+  for (Completion& done : refused) {
+    done(
+        absl::UnavailableError(strings::Cat("the spool cannot write (", reason, "); retry later")));
+  }
+}
+
+SpoolStats Spool::Stats() const {
+  SpoolStats stats;
+  stats.bytes = segments_.total_bytes();
+  stats.segments = segments_.segment_count();
+  stats.indexed_parts = segments_.part_count();
+  stats.written_bytes = written_bytes_.load();
+  stats.write_errors = write_errors_.load();
+  stats.sync_errors = sync_errors_.load();
+  stats.ledger_errors = ledger_errors_.load();
+  stats.evicted_segments = evicted_segments_.load();
+  stats.deleted_segments = deleted_segments_.load();
+  stats.recovering = recovering_.load();
+  stats.recovered_records = recovered_records_.load();
+  stats.recovered_bytes = recovered_bytes_.load();
+  stats.corrupt_regions = corrupt_regions_.load();
+  stats.torn_bytes = torn_bytes_.load();
+  stats.health = health_.load();
+  return stats;
+}
+
+void Spool::Abandon() {
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+}
+
+void Spool::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  cancel_recovery_ = true;
+  if (recovery_thread_.joinable()) recovery_thread_.join();
+  if (writer_thread_.joinable()) {
+    writer_thread_.join();
+  } else if (writer_) {
+    PumpOnce(/*stopping=*/true);  // a manual spool stops the same way
+    Finish();
+  }
+}
+
+}  // namespace rayagg::spool
