@@ -134,9 +134,11 @@ bool IsPrometheusLabelName(std::string_view name) {
 }
 
 bool IsReservedMetricLabel(std::string_view name) {
-  constexpr std::string_view kReserved[] = {"sink",    "reason",   "event_type", "outcome",
-                                            "le",      "version",  "result",     "consumer",
-                                            "Outcome", "Component"};
+  // Every label of the daemon's metrics table (app/daemon_metrics.cc; a test
+  // there checks this list covers it) and the histograms' `le`.
+  constexpr std::string_view kReserved[] = {"sink",    "reason",    "event_type", "outcome",
+                                            "le",      "version",   "result",     "consumer",
+                                            "Outcome", "Component", "listener"};
   return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
 }
 

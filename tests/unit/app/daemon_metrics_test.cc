@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "config/validate_config.h"
 #include "support/metrics_doc.h"
 
 #ifndef RAYAGG_SOURCE_DIR
@@ -83,6 +84,17 @@ TEST(DaemonMetricsTest, NamesFollowPrometheusConventions) {
       EXPECT_TRUE(IsLabelName(label)) << label;
       EXPECT_NE(label, "le");
       EXPECT_TRUE(labels.insert(label).second) << label << " twice";
+    }
+  }
+}
+
+// A constant label with the name of one of the metrics' own labels would
+// make a series carry it twice; config validation refuses those names.
+TEST(DaemonMetricsTest, ConfigRefusesEveryMetricLabelAsAConstantLabel) {
+  EXPECT_TRUE(IsReservedMetricLabel("le"));
+  for (const MetricFamily<MetricsInput>& family : DaemonMetricFamilies()) {
+    for (const std::string_view label : family.def.labels) {
+      EXPECT_TRUE(IsReservedMetricLabel(label)) << family.def.name << " label " << label;
     }
   }
 }
