@@ -89,6 +89,45 @@ struct TlsConfig {
   bool insecure_skip_verify = false;  // accept any certificate (logged as a warning)
 };
 
+// `sinks[i].s3:` (and ray-task-history's store options) — s3:// URLs only.
+struct S3Config {
+  // Scheme and host[:port] of the S3 API, e.g. https://s3.oss-cn-hangzhou.aliyuncs.com;
+  // "" means AWS: https://s3.<region>.amazonaws.com.
+  std::string endpoint;
+  std::string region = "us-east-1";  // signed into every request (OSS: the region id)
+  // virtual-hosted: https://<bucket>.<endpoint host>/<key> (AWS, OSS);
+  // path: https://<endpoint host>/<bucket>/<key> (Ceph RGW or MinIO on an IP).
+  enum class Addressing { kVirtualHosted, kPath };
+  Addressing addressing = Addressing::kVirtualHosted;
+  // "host:port" to connect to instead of the endpoint's host; the Host
+  // header, SNI and certificate check keep the endpoint's name (tests,
+  // private endpoints, a local proxy).
+  std::string connect_address;
+  // Credentials: these files when set (re-read when they change), else
+  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN as the
+  // environment gave them at load. Secrets: never logged or printed.
+  std::string access_key_id_file;
+  std::string secret_access_key_file;
+  std::string session_token_file;
+  std::string access_key_id;      // from the environment
+  std::string secret_access_key;  // from the environment
+  std::string session_token;      // from the environment
+  // Objects this large or larger are uploaded in parts of part_size
+  // (S3's minimum part is 5 MiB).
+  uint64_t multipart_threshold = 16ull * 1024 * 1024;
+  uint64_t part_size = 8ull * 1024 * 1024;
+};
+
+// What an object store client needs (include/rayagg/object_store.h):
+// s3://bucket[/prefix] or dir:///absolute/path.
+struct ObjectStoreConfig {
+  std::string url;
+  S3Config s3;
+  TlsConfig tls;  // https S3 endpoints
+  // Per request, plus one second per MiB of body sent or received.
+  Duration request_timeout{10'000};
+};
+
 // One entry of `sinks:`. Only `url` is required.
 struct SinkConfig {
   std::string name;  // defaults to "sink-<index>"
