@@ -200,11 +200,19 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
   if (!node_id.ok()) return node_id.status();
   if (!exception_id.ok()) return exception_id.status();
   const TaskDurations durations = DurationsOf(task);
+  // An existing row is updated in place: SQLite then rewrites only the
+  // index entries whose columns changed (a REPLACE would rewrite all five).
   absl::StatusOr<SqliteStatement*> statement = db_.Cached(
-      "INSERT OR REPLACE INTO tasks(id, session_id, task_id, attempt, state, raw_state, type, "
-      "func_id, name, job_id, node_id, worker_id, worker_pid, actor_id, error_type, exception_id, "
-      "creation_ns, start_ns, end_ns, pending_ns, running_ns, total_ns, record) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      row_id > 0
+          ? "UPDATE tasks SET id=?1, session_id=?2, task_id=?3, attempt=?4, state=?5, "
+            "raw_state=?6, type=?7, func_id=?8, name=?9, job_id=?10, node_id=?11, worker_id=?12, "
+            "worker_pid=?13, actor_id=?14, error_type=?15, exception_id=?16, creation_ns=?17, "
+            "start_ns=?18, end_ns=?19, pending_ns=?20, running_ns=?21, total_ns=?22, record=?23 "
+            "WHERE id=?1"
+          : "INSERT INTO tasks(id, session_id, task_id, attempt, state, raw_state, type, "
+            "func_id, name, job_id, node_id, worker_id, worker_pid, actor_id, error_type, "
+            "exception_id, creation_ns, start_ns, end_ns, pending_ns, running_ns, total_ns, "
+            "record) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!statement.ok()) return statement.status();
   SqliteStatement& s = **statement;
   if (row_id > 0) {

@@ -251,16 +251,21 @@ absl::StatusOr<SessionRow> HistoryQueries::ResolveSession(
     const std::optional<std::string>& selector) {
   absl::StatusOr<SqliteStatement> statement = absl::InternalError("unset");
   if (!selector || selector->empty()) {
-    statement =
-        db_.Prepare("SELECT id, cluster, name FROM sessions ORDER BY name DESC, id DESC LIMIT 1");
+    statement = db_.Prepare(
+        "SELECT id, cluster, name FROM sessions WHERE status != 'evicted' ORDER BY name DESC, id "
+        "DESC "
+        "LIMIT 1");
   } else {
     const size_t slash = selector->rfind('/');
     if (slash == std::string::npos) {
       statement = db_.Prepare(
-          "SELECT id, cluster, name FROM sessions WHERE name=? ORDER BY id DESC LIMIT 2");
+          "SELECT id, cluster, name FROM sessions WHERE name=? AND status != 'evicted' ORDER BY id "
+          "DESC LIMIT 2");
       if (statement.ok()) statement->BindText(1, *selector);
     } else {
-      statement = db_.Prepare("SELECT id, cluster, name FROM sessions WHERE cluster=? AND name=?");
+      statement = db_.Prepare(
+          "SELECT id, cluster, name FROM sessions WHERE cluster=? AND name=? AND status != "
+          "'evicted'");
       if (statement.ok()) {
         statement->BindText(1, selector->substr(0, slash)).BindText(2, selector->substr(slash + 1));
       }
@@ -299,7 +304,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
   std::string sql =
       "SELECT id, cluster, kind, namespace, owner, cluster_name, name, has_marker, first_event_ns, "
       "last_event_ns, status, objects, object_bytes, events, ignored_events, bad_lines, "
-      "bad_objects, dropped_task_attempts FROM sessions WHERE id < ?";
+      "bad_objects, dropped_task_attempts FROM sessions WHERE id < ? AND status != 'evicted'";
   Binds binds;
   binds.Int(after_id);
   if (auto cluster = params.Get("cluster")) {

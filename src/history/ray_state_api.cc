@@ -305,11 +305,19 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
     total = count->Int(0);
   }
   {
+    // Without filters (drivers excluded or not) the summaries count: no scan.
+    const bool unfiltered = filters->empty();
     absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        strings::Cat("SELECT count(*) FROM tasks t WHERE t.session_id = ?", where->sql));
+        unfiltered
+            ? strings::Cat("SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? "
+                           "AND dim = 1",
+                           *exclude_driver ? strings::Cat(" AND t.task_type != ",
+                                                          static_cast<int>(ray::rpc::DRIVER_TASK))
+                                           : std::string())
+            : strings::Cat("SELECT count(*) FROM tasks t WHERE t.session_id = ?", where->sql));
     if (!count.ok()) return count.status();
     count->Bind(1, session->id);
-    ApplyValues(*count, 2, *where);
+    if (!unfiltered) ApplyValues(*count, 2, *where);
     absl::StatusOr<bool> row = count->Step();
     if (!row.ok()) {
       db_.SetStepBudget(0);

@@ -1,5 +1,7 @@
 #include "history/record_codec.h"
 
+#include <zlib.h>
+
 #include <cstdint>
 #include <optional>
 
@@ -7,6 +9,12 @@ namespace rayagg::history {
 namespace {
 
 constexpr uint8_t kTaskFormat = 1;
+// A task record above kCompressAbove bytes (one with a stack trace, mostly)
+// is stored deflated: kDeflated, the varint size of the plain record, then
+// zlib's stream.
+constexpr uint8_t kDeflated = 0x7e;
+constexpr size_t kCompressAbove = 768;
+constexpr size_t kMaxRecordBytes = 256u << 20;
 constexpr uint8_t kActorFormat = 2;
 constexpr uint8_t kJobFormat = 3;
 constexpr uint8_t kNodeFormat = 4;
@@ -90,6 +98,7 @@ class Reader {
  public:
   explicit Reader(std::string_view in) : in_(in) {}
   bool ok() const { return ok_; }
+  size_t remaining() const { return in_.size() - pos_; }
   bool at_end() const { return pos_ == in_.size(); }
   uint64_t U() {
     uint64_t v = 0;
@@ -242,10 +251,43 @@ std::string EncodeRecord(const TaskRecord& r) {
     w.S(s.component_id);
     w.S(s.node_ip);
   }
-  return std::move(w.out);
+  if (w.out.size() <= kCompressAbove) return std::move(w.out);
+  uLongf bound = compressBound(static_cast<uLong>(w.out.size()));
+  Writer packed;
+  packed.U(kDeflated);
+  packed.U(w.out.size());
+  const size_t header = packed.out.size();
+  packed.out.resize(header + bound);
+  if (compress2(reinterpret_cast<Bytef*>(packed.out.data() + header), &bound,
+                reinterpret_cast<const Bytef*>(w.out.data()), static_cast<uLong>(w.out.size()),
+                1) != Z_OK ||
+      header + bound >= w.out.size()) {
+    return std::move(w.out);
+  }
+  packed.out.resize(header + bound);
+  return std::move(packed.out);
 }
 
 absl::Status DecodeRecord(std::string_view bytes, TaskRecord& r) {
+  std::string inflated;
+  if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == kDeflated) {
+    Reader header(bytes);
+    header.U();
+    const uint64_t size = header.U();
+    const size_t used = bytes.size() - header.remaining();
+    if (!header.ok() || size > kMaxRecordBytes) {
+      return absl::DataLossError("stored task record is corrupt");
+    }
+    inflated.resize(size);
+    uLongf produced = static_cast<uLongf>(size);
+    if (uncompress(reinterpret_cast<Bytef*>(inflated.data()), &produced,
+                   reinterpret_cast<const Bytef*>(bytes.data() + used),
+                   static_cast<uLong>(bytes.size() - used)) != Z_OK ||
+        produced != size) {
+      return absl::DataLossError("stored task record is corrupt");
+    }
+    bytes = inflated;
+  }
   Reader in(bytes);
   r = TaskRecord();
   if (!Format(in, kTaskFormat)) return absl::DataLossError("stored task record is corrupt");

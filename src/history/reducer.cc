@@ -3,6 +3,8 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "src/ray/protobuf/public/events_base_event.pb.h"
@@ -16,12 +18,56 @@ int64_t Nanos(const google::protobuf::Timestamp& t) {
   return t.seconds() * 1'000'000'000 + t.nanos();
 }
 
+// A JSON object of a string-keyed map, written directly: a definition event
+// carries one or two per task, so this is on the indexing hot path.
+void AppendJsonString(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (u < 0x20) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out.append("\\u00");
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+void AppendJsonValue(std::string& out, const std::string& value) { AppendJsonString(out, value); }
+void AppendJsonValue(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out.append("null");
+    return;
+  }
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out.append(buffer, ec == std::errc() ? end : buffer);
+}
+
 template <typename Map>
 std::string MapJson(const Map& map) {
   if (map.empty()) return "";
-  nlohmann::json object = nlohmann::json::object();
-  for (const auto& [key, value] : map) object[key] = value;
-  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Sorted keys: the same map always gives the same text (protobuf maps
+  // iterate in no fixed order), so a re-read definition compares equal.
+  std::vector<const typename Map::value_type*> entries;
+  entries.reserve(map.size());
+  for (const auto& entry : map) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::string out = "{";
+  for (const auto* entry : entries) {
+    if (out.size() > 1) out.push_back(',');
+    AppendJsonString(out, entry->first);
+    out.push_back(':');
+    AppendJsonValue(out, entry->second);
+  }
+  out.push_back('}');
+  return out;
 }
 
 // How Ray's State API names a function (func_or_class_name).

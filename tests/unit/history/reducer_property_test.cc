@@ -160,6 +160,24 @@ TEST(ReducerProperty, RecordsSurviveTheirStoredForm) {
   }
 }
 
+TEST(ReducerProperty, RecordsWithStackTracesAreStoredDeflated) {
+  TaskRecord task;
+  task.task_id = "00ff";
+  task.AddTransition({kFailed, 5});
+  std::string trace = "Traceback (most recent call last):\n";
+  for (int i = 0; i < 60; ++i)
+    trace += "  File \"/x/y.py\", line " + std::to_string(i) + ", in f\n";
+  task.error.Offer(5, TaskError{3, trace + "ValueError: boom"});
+  const std::string bytes = EncodeRecord(task);
+  EXPECT_LT(bytes.size(), trace.size() / 2);
+  TaskRecord decoded;
+  ASSERT_TRUE(DecodeRecord(bytes, decoded).ok());
+  EXPECT_TRUE(decoded == task);
+  for (size_t cut : {size_t{1}, size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
+    EXPECT_FALSE(DecodeRecord(std::string_view(bytes).substr(0, cut), decoded).ok()) << cut;
+  }
+}
+
 // What the index holds for the session, read back.
 struct Stored {
   std::map<std::pair<std::string, int32_t>, std::pair<TaskRecord, int32_t>> tasks;

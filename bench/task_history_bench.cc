@@ -1,0 +1,398 @@
+// ray-task-history's index build and query benchmark (docs/PERFORMANCE.md
+// "Task history"): writes a realistic session of --tasks tasks as gzip JSONL
+// objects to a scratch directory (before the clock starts), then indexes it
+// the way the indexer does (objects folded in batches of --batch-max-bytes,
+// one transaction per batch) on one thread, and reports
+//   - tasks per CPU second, with the CPU split into gunzip / parse / reduce /
+//     database;
+//   - peak RSS while indexing;
+//   - index bytes per task, and per KB of stack-trace text;
+//   - p50/p99 of 100 warm runs of each listed query (nothing indexing).
+//
+// Per task, as Ray reports one: a TASK_DEFINITION_EVENT and a lifecycle
+// event with PENDING_ARGS_AVAIL..SUBMITTED_TO_WORKER from the owner, a
+// RUNNING lifecycle and a FINISHED/FAILED lifecycle from the executor (4
+// events); 1 task in --failed-every fails with a ~2 KB Python stack trace.
+// Owner and executor events go to different objects, and a task's end
+// arrives several objects after its start, so batches merge with stored rows.
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "flags.h"
+#include "history/index_schema.h"
+#include "history/index_writer.h"
+#include "history/object_folder.h"
+#include "history/queries.h"
+#include "history/reducer.h"
+#include "http/gzip.h"
+#include "json/event_json_encoder.h"
+#include "src/ray/protobuf/public/events_base_event.pb.h"
+
+namespace rayagg::bench {
+namespace {
+
+using history::FoldedSession;
+using ray::rpc::events::RayEvent;
+
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+int64_t PeakRssKb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+void SetTime(google::protobuf::Timestamp* t, int64_t ns) {
+  t->set_seconds(ns / 1'000'000'000);
+  t->set_nanos(static_cast<int32_t>(ns % 1'000'000'000));
+}
+
+std::string Id(uint64_t value, size_t bytes) {
+  std::string id(bytes, '\0');
+  for (size_t i = 0; i < bytes; ++i) id[i] = static_cast<char>((value >> ((i % 8) * 8)) ^ (i * 29));
+  return id;
+}
+
+std::string StackTrace(uint64_t task) {
+  std::string trace = "Traceback (most recent call last):\n";
+  for (int frame = 0; frame < 12; ++frame) {
+    trace += "  File \"/home/ray/anaconda3/lib/python3.11/site-packages/project/module_" +
+             std::to_string(frame) + ".py\", line " + std::to_string(100 + frame * 7) +
+             ", in step_" + std::to_string(frame) + "\n    result = process(batch, config)\n";
+  }
+  trace += "ValueError: invalid record " + std::to_string(task) + " in shard\n";
+  return trace;
+}
+
+// Writes the session's objects; returns the stack-trace bytes written.
+struct Generated {
+  std::vector<std::string> files;
+  uint64_t events = 0;
+  uint64_t trace_bytes = 0;
+  uint64_t failed = 0;
+  uint64_t json_bytes = 0;
+  uint64_t gzip_bytes = 0;
+};
+
+class ObjectWriter {
+ public:
+  ObjectWriter(std::string dir, std::string stream, size_t events_per_object, Generated& out)
+      : dir_(std::move(dir)), stream_(std::move(stream)), per_object_(events_per_object), out_(out) {}
+  void Add(const RayEvent& event) {
+    std::string bytes = event.SerializeAsString();
+    if (!encoder_->AppendEvent(bytes, text_).ok()) std::abort();
+    text_.push_back('\n');
+    ++out_.events;
+    if (++count_ == per_object_) Cut();
+  }
+  void Cut() {
+    if (count_ == 0) return;
+    std::string gz;
+    if (!GzipCompress(text_, gz).ok()) std::abort();
+    char name[64];
+    std::snprintf(name, sizeof(name), "%08zu-%s.jsonl.gz", serial_++, stream_.c_str());
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary).write(gz.data(), static_cast<std::streamsize>(gz.size()));
+    out_.files.push_back(path);
+    out_.json_bytes += text_.size();
+    out_.gzip_bytes += gz.size();
+    text_.clear();
+    count_ = 0;
+  }
+
+ private:
+  const std::string dir_, stream_;
+  const size_t per_object_;
+  Generated& out_;
+  std::unique_ptr<EventJsonEncoder> encoder_ = MakeFastJsonEncoder({});
+  std::string text_;
+  size_t count_ = 0;
+  size_t serial_ = 0;
+};
+
+Generated Generate(const std::string& dir, uint64_t tasks, uint64_t failed_every,
+                   uint64_t events_per_object) {
+  Generated out;
+  ObjectWriter owner(dir, "owner", events_per_object, out);
+  ObjectWriter executor(dir, "exec", events_per_object, out);
+  const int64_t start = 1'780'000'000'000'000'000;
+  const std::string runtime_env =
+      R"({"pip":["torch==2.3.0","pandas==2.2.2"],"env_vars":{"OMP_NUM_THREADS":"1"},"working_dir":"s3://bucket/pkg.zip"})";
+  auto base = [&](RayEvent::EventType type, int64_t at, uint64_t seq) {
+    RayEvent event;
+    event.set_event_id(Id(seq * 7 + static_cast<uint64_t>(type), 28));
+    event.set_event_type(type);
+    event.set_source_type(RayEvent::CORE_WORKER);
+    event.set_severity(RayEvent::INFO);
+    event.set_session_name("session_2026-06-01_00-00-00_000000_1");
+    SetTime(event.mutable_timestamp(), at);
+    return event;
+  };
+  // Executor events trail the owner's by `lag` tasks: a task's end lands in
+  // a later object than its start.
+  const uint64_t lag = 30'000;
+  auto executor_events = [&](uint64_t t) {
+    const int64_t created = start + static_cast<int64_t>(t) * 40'000;
+    const std::string task_id = Id(t * 2654435761ULL + 1, 24);
+    const uint64_t node = t % 50;
+    RayEvent running = base(RayEvent::TASK_LIFECYCLE_EVENT, created + 5'000'000, t);
+    auto* r = running.mutable_task_lifecycle_event();
+    r->set_task_id(task_id);
+    r->set_job_id(Id(1 + t % 4, 4));
+    r->set_node_id(Id(1000 + node, 28));
+    r->set_worker_id(Id(5000 + t % 2000, 28));
+    r->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
+    auto* rt = r->add_state_transitions();
+    rt->set_state(ray::rpc::RUNNING);
+    SetTime(rt->mutable_timestamp(), created + 5'000'000);
+    r->mutable_task_log_info()->set_stdout_file("worker-" + std::to_string(t % 2000) + ".out");
+    r->mutable_task_log_info()->set_stdout_start(static_cast<int64_t>(t * 100));
+    executor.Add(running);
+    const bool failed = t % failed_every == failed_every - 1;
+    const int64_t ended = created + 5'000'000 + static_cast<int64_t>((t * 7919) % 2'000'000'000);
+    RayEvent end = base(RayEvent::TASK_LIFECYCLE_EVENT, ended, t);
+    auto* e = end.mutable_task_lifecycle_event();
+    e->set_task_id(task_id);
+    e->set_job_id(Id(1 + t % 4, 4));
+    e->set_node_id(Id(1000 + node, 28));
+    e->set_worker_id(Id(5000 + t % 2000, 28));
+    e->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
+    auto* et = e->add_state_transitions();
+    et->set_state(failed ? ray::rpc::FAILED : ray::rpc::FINISHED);
+    SetTime(et->mutable_timestamp(), ended);
+    e->mutable_task_log_info()->set_stdout_end(static_cast<int64_t>(t * 100 + 80));
+    if (failed) {
+      const std::string trace = StackTrace(t);
+      e->mutable_ray_error_info()->set_error_type(ray::rpc::TASK_EXECUTION_EXCEPTION);
+      e->mutable_ray_error_info()->set_error_message(trace);
+      out.trace_bytes += trace.size();
+      ++out.failed;
+    }
+    executor.Add(end);
+  };
+  for (uint64_t t = 0; t < tasks; ++t) {
+    const int64_t created = start + static_cast<int64_t>(t) * 40'000;
+    const std::string task_id = Id(t * 2654435761ULL + 1, 24);
+    RayEvent def = base(RayEvent::TASK_DEFINITION_EVENT, created, t);
+    auto* d = def.mutable_task_definition_event();
+    d->set_task_id(task_id);
+    d->set_task_type(ray::rpc::NORMAL_TASK);
+    d->set_language(ray::rpc::PYTHON);
+    auto* f = d->mutable_task_func()->mutable_python_function_descriptor();
+    f->set_module_name("project.pipeline");
+    f->set_function_name("stage_" + std::to_string(t % 40));
+    f->set_function_hash("a1b2c3d4");
+    d->set_task_name("stage_" + std::to_string(t % 40));
+    (*d->mutable_required_resources())["CPU"] = 1;
+    d->set_job_id(Id(1 + t % 4, 4));
+    d->set_parent_task_id(Id(t / 1000 + 3, 24));
+    d->set_serialized_runtime_env(runtime_env);
+    owner.Add(def);
+    RayEvent pending = base(RayEvent::TASK_LIFECYCLE_EVENT, created, t);
+    auto* p = pending.mutable_task_lifecycle_event();
+    p->set_task_id(task_id);
+    p->set_job_id(Id(1 + t % 4, 4));
+    int64_t at = created;
+    for (auto state : {ray::rpc::PENDING_ARGS_AVAIL, ray::rpc::PENDING_NODE_ASSIGNMENT,
+                       ray::rpc::SUBMITTED_TO_WORKER}) {
+      auto* transition = p->add_state_transitions();
+      transition->set_state(state);
+      SetTime(transition->mutable_timestamp(), at);
+      at += 1'000'000;
+    }
+    owner.Add(pending);
+    if (t >= lag) executor_events(t - lag);
+  }
+  for (uint64_t t = tasks > lag ? tasks - lag : 0; t < tasks; ++t) executor_events(t);
+  owner.Cut();
+  executor.Cut();
+  std::sort(out.files.begin(), out.files.end());
+  return out;
+}
+
+struct Timing {
+  std::vector<double> ms;
+  void Add(std::chrono::steady_clock::duration d) {
+    ms.push_back(std::chrono::duration<double, std::milli>(d).count());
+  }
+  double Quantile(double q) {
+    std::sort(ms.begin(), ms.end());
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size())))];
+  }
+};
+
+int Run(int argc, char** argv) {
+  Flags flags(argc, argv, {"tasks", "dir", "failed-every", "events-per-object", "batch-max-bytes",
+                           "query-runs", "keep"},
+              "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
+              "[--events-per-object 20000] [--batch-max-bytes 67108864] [--query-runs 100]");
+  const uint64_t tasks = flags.Uint("tasks", 1'000'000);
+  const uint64_t failed_every = flags.Uint("failed-every", 20);
+  const std::string dir =
+      flags.String("dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/objects");
+  std::cout << "generating " << tasks << " tasks ..." << std::endl;
+  const Generated generated =
+      Generate(dir + "/objects", tasks, failed_every, flags.Uint("events-per-object", 20'000));
+  std::cout << "session: " << tasks << " tasks, " << generated.events << " events, "
+            << generated.files.size() << " objects, " << generated.json_bytes / 1048576
+            << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, "
+            << generated.failed << " failed with " << generated.trace_bytes / 1024
+            << " KiB of stack traces" << std::endl;
+
+  // ---- Index build ----
+  const int64_t rss_before_kb = PeakRssKb();
+  absl::StatusOr<history::OpenedIndex> index = history::OpenIndexForWriting(dir + "/index", 64 << 20);
+  if (!index.ok()) {
+    std::cerr << index.status() << "\n";
+    return 1;
+  }
+  history::IndexWriter writer(*index->db);
+  history::SessionIdentity identity{"raycluster", "default", "", "bench",
+                                    "session_2026-06-01_00-00-00_000000_1"};
+  const int64_t session_id = *writer.EnsureSession(identity, true);
+  history::ObjectFolder folder;
+  history::FoldTimes times;
+  int64_t read_ns = 0, db_ns = 0;
+  const uint64_t batch_max = flags.Uint("batch-max-bytes", 64ull << 20);
+  const auto wall_start = std::chrono::steady_clock::now();
+  const int64_t cpu_start = ThreadCpuNs();
+  history::BatchInput batch;
+  uint64_t batches = 0;
+  auto flush = [&] {
+    const int64_t t0 = ThreadCpuNs();
+    absl::StatusOr<history::WriteStats> written = writer.WriteBatch(session_id, std::move(batch));
+    if (!written.ok()) {
+      std::cerr << written.status() << "\n";
+      std::exit(1);
+    }
+    db_ns += ThreadCpuNs() - t0;
+    batch = history::BatchInput();
+    ++batches;
+  };
+  std::string body;
+  for (const std::string& file : generated.files) {
+    const int64_t t0 = ThreadCpuNs();
+    std::ifstream in(file, std::ios::binary);
+    body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    read_ns += ThreadCpuNs() - t0;
+    history::ObjectOutcome outcome;
+    outcome.key = file;
+    outcome.size = body.size();
+    const history::FoldedObject folded = folder.Fold(body, batch.folded, &times);
+    outcome.events = folded.events;
+    batch.objects.push_back(outcome);
+    if (batch.folded.approximate_bytes >= batch_max) flush();
+  }
+  flush();
+  const int64_t cpu_ns = ThreadCpuNs() - cpu_start;
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const int64_t rss_kb = PeakRssKb();
+  const int64_t gunzip_ns = times.decode_ns - times.parse_ns - times.fold_ns;
+  const double cpu_s = static_cast<double>(cpu_ns) / 1e9;
+  auto share = [&](int64_t ns) { return 100.0 * static_cast<double>(ns) / static_cast<double>(cpu_ns); };
+  std::printf("index build: %.0f tasks per CPU-second (%.1f s CPU, %.1f s wall, %llu batches)\n",
+              static_cast<double>(tasks) / cpu_s, cpu_s, wall_s,
+              static_cast<unsigned long long>(batches));
+  std::printf("  shares: read %.1f%%  gunzip %.1f%%  parse %.1f%%  reduce %.1f%%  database %.1f%%\n",
+              share(read_ns), share(gunzip_ns), share(times.parse_ns), share(times.fold_ns),
+              share(db_ns));
+  std::printf("  per event: gunzip %.2f us, parse %.2f us, reduce %.2f us; database %.2f us per task\n",
+              static_cast<double>(gunzip_ns) / 1e3 / static_cast<double>(generated.events),
+              static_cast<double>(times.parse_ns) / 1e3 / static_cast<double>(generated.events),
+              static_cast<double>(times.fold_ns) / 1e3 / static_cast<double>(generated.events),
+              static_cast<double>(db_ns) / 1e3 / static_cast<double>(tasks));
+  std::printf("  peak RSS while indexing: %.0f MiB (before: %.0f MiB)\n",
+              static_cast<double>(rss_kb) / 1024, static_cast<double>(rss_before_kb) / 1024);
+  (void)index->db->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const uint64_t index_bytes = std::filesystem::file_size(history::IndexPath(dir + "/index"));
+  std::printf("  index: %.1f MiB, %.0f bytes per task\n", static_cast<double>(index_bytes) / 1048576,
+              static_cast<double>(index_bytes) / static_cast<double>(tasks));
+  {
+    // Record bytes of failed against finished tasks, per KB of trace.
+    absl::StatusOr<history::SqliteStatement> s = index->db->Prepare(
+        "SELECT avg(CASE WHEN raw_state = 12 THEN length(record) END), avg(CASE WHEN raw_state = "
+        "11 THEN length(record) END) FROM tasks");
+    if (s.ok() && *s->Step() && generated.failed > 0) {
+      const double per_kb_trace =
+          (s->Real(0) - s->Real(1)) /
+          (static_cast<double>(generated.trace_bytes) / static_cast<double>(generated.failed) / 1024);
+      std::printf("  stack traces: %.0f index bytes per KB of stack-trace text\n", per_kb_trace);
+    }
+  }
+
+  // ---- Queries, warm, nothing indexing ----
+  index->db.reset();
+  absl::StatusOr<std::unique_ptr<history::SqliteDb>> reader =
+      history::OpenIndexForReading(dir + "/index", 64 << 20);
+  if (!reader.ok()) {
+    std::cerr << reader.status() << "\n";
+    return 1;
+  }
+  history::HistoryQueries queries(**reader, {});
+  const std::string job = history::HexId(Id(2, 4));
+  auto params = [](std::string target) { return *history::QueryParams::FromTarget(target); };
+  // The cursor of page 5,000 (100 tasks a page).
+  std::string cursor;
+  for (int page = 1; page < 5000; ++page) {
+    absl::StatusOr<nlohmann::json> answer = queries.Tasks(
+        params("/t?limit=100&sort=start_time" + (cursor.empty() ? "" : "&cursor=" + cursor)));
+    if (!answer.ok() || (*answer)["next_cursor"].is_null()) break;
+    cursor = (*answer)["next_cursor"];
+  }
+  struct Named {
+    const char* name;
+    std::function<absl::StatusOr<nlohmann::json>()> run;
+  };
+  const std::vector<Named> suite = {
+      {"counts by state", [&] { return queries.Counts(params("/c")); }},
+      {"counts for one job", [&] { return queries.Counts(params("/c?job_id=" + job)); }},
+      {"group by function", [&] { return queries.Groups(params("/g?by=function")); }},
+      {"group by function, one job", [&] { return queries.Groups(params("/g?by=function&job_id=" + job)); }},
+      {"task list page 1 by start time", [&] { return queries.Tasks(params("/t?limit=100&sort=start_time")); }},
+      {"task list page 5000 by cursor", [&] { return queries.Tasks(params("/t?limit=100&sort=start_time&cursor=" + cursor)); }},
+      {"failed tasks page 1", [&] { return queries.Tasks(params("/t?limit=100&state=FAILED")); }},
+      {"Ray list_tasks limit 100", [&] { return queries.RayListTasks(params("/r?limit=100")); }},
+      {"Ray summarize, one job", [&] { return queries.RaySummarizeTasks(params("/s?filter_keys=job_id&filter_predicates=%3D&filter_values=" + job)); }},
+  };
+  const uint64_t runs = flags.Uint("query-runs", 100);
+  std::printf("queries (%llu warm runs each): p50 / p99 / max ms\n", static_cast<unsigned long long>(runs));
+  for (const Named& query : suite) {
+    Timing timing;
+    if (!query.run().ok()) {  // warm-up, and a check it answers
+      std::printf("  %-34s FAILED\n", query.name);
+      continue;
+    }
+    for (uint64_t i = 0; i < runs; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      absl::StatusOr<nlohmann::json> answer = query.run();
+      timing.Add(std::chrono::steady_clock::now() - t0);
+      if (!answer.ok()) std::abort();
+    }
+    std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing.Quantile(0.5), timing.Quantile(0.99),
+                timing.Quantile(1.0));
+  }
+  if (!flags.Has("keep")) std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace rayagg::bench
+
+int main(int argc, char** argv) { return rayagg::bench::Run(argc, argv); }
