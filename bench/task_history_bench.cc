@@ -91,7 +91,10 @@ struct Generated {
 class ObjectWriter {
  public:
   ObjectWriter(std::string dir, std::string stream, size_t events_per_object, Generated& out)
-      : dir_(std::move(dir)), stream_(std::move(stream)), per_object_(events_per_object), out_(out) {}
+      : dir_(std::move(dir)),
+        stream_(std::move(stream)),
+        per_object_(events_per_object),
+        out_(out) {}
   void Add(const RayEvent& event) {
     std::string bytes = event.SerializeAsString();
     if (!encoder_->AppendEvent(bytes, text_).ok()) std::abort();
@@ -236,14 +239,15 @@ struct Timing {
 };
 
 int Run(int argc, char** argv) {
-  Flags flags(argc, argv, {"tasks", "dir", "failed-every", "events-per-object", "batch-max-bytes",
-                           "query-runs", "keep"},
+  Flags flags(argc, argv,
+              {"tasks", "dir", "failed-every", "events-per-object", "batch-max-bytes", "query-runs",
+               "keep"},
               "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
               "[--events-per-object 20000] [--batch-max-bytes 67108864] [--query-runs 100]");
   const uint64_t tasks = flags.Uint("tasks", 1'000'000);
   const uint64_t failed_every = flags.Uint("failed-every", 20);
-  const std::string dir =
-      flags.String("dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
+  const std::string dir = flags.String(
+      "dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/objects");
   std::cout << "generating " << tasks << " tasks ..." << std::endl;
@@ -251,13 +255,14 @@ int Run(int argc, char** argv) {
       Generate(dir + "/objects", tasks, failed_every, flags.Uint("events-per-object", 20'000));
   std::cout << "session: " << tasks << " tasks, " << generated.events << " events, "
             << generated.files.size() << " objects, " << generated.json_bytes / 1048576
-            << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, "
-            << generated.failed << " failed with " << generated.trace_bytes / 1024
-            << " KiB of stack traces" << std::endl;
+            << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, " << generated.failed
+            << " failed with " << generated.trace_bytes / 1024 << " KiB of stack traces"
+            << std::endl;
 
   // ---- Index build ----
   const int64_t rss_before_kb = PeakRssKb();
-  absl::StatusOr<history::OpenedIndex> index = history::OpenIndexForWriting(dir + "/index", 64 << 20);
+  absl::StatusOr<history::OpenedIndex> index =
+      history::OpenIndexForWriting(dir + "/index", 64 << 20);
   if (!index.ok()) {
     std::cerr << index.status() << "\n";
     return 1;
@@ -306,23 +311,27 @@ int Run(int argc, char** argv) {
   const int64_t rss_kb = PeakRssKb();
   const int64_t gunzip_ns = times.decode_ns - times.parse_ns - times.fold_ns;
   const double cpu_s = static_cast<double>(cpu_ns) / 1e9;
-  auto share = [&](int64_t ns) { return 100.0 * static_cast<double>(ns) / static_cast<double>(cpu_ns); };
+  auto share = [&](int64_t ns) {
+    return 100.0 * static_cast<double>(ns) / static_cast<double>(cpu_ns);
+  };
   std::printf("index build: %.0f tasks per CPU-second (%.1f s CPU, %.1f s wall, %llu batches)\n",
               static_cast<double>(tasks) / cpu_s, cpu_s, wall_s,
               static_cast<unsigned long long>(batches));
-  std::printf("  shares: read %.1f%%  gunzip %.1f%%  parse %.1f%%  reduce %.1f%%  database %.1f%%\n",
-              share(read_ns), share(gunzip_ns), share(times.parse_ns), share(times.fold_ns),
-              share(db_ns));
-  std::printf("  per event: gunzip %.2f us, parse %.2f us, reduce %.2f us; database %.2f us per task\n",
-              static_cast<double>(gunzip_ns) / 1e3 / static_cast<double>(generated.events),
-              static_cast<double>(times.parse_ns) / 1e3 / static_cast<double>(generated.events),
-              static_cast<double>(times.fold_ns) / 1e3 / static_cast<double>(generated.events),
-              static_cast<double>(db_ns) / 1e3 / static_cast<double>(tasks));
+  std::printf(
+      "  shares: read %.1f%%  gunzip %.1f%%  parse %.1f%%  reduce %.1f%%  database %.1f%%\n",
+      share(read_ns), share(gunzip_ns), share(times.parse_ns), share(times.fold_ns), share(db_ns));
+  std::printf(
+      "  per event: gunzip %.2f us, parse %.2f us, reduce %.2f us; database %.2f us per task\n",
+      static_cast<double>(gunzip_ns) / 1e3 / static_cast<double>(generated.events),
+      static_cast<double>(times.parse_ns) / 1e3 / static_cast<double>(generated.events),
+      static_cast<double>(times.fold_ns) / 1e3 / static_cast<double>(generated.events),
+      static_cast<double>(db_ns) / 1e3 / static_cast<double>(tasks));
   std::printf("  peak RSS while indexing: %.0f MiB (before: %.0f MiB)\n",
               static_cast<double>(rss_kb) / 1024, static_cast<double>(rss_before_kb) / 1024);
   (void)index->db->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const uint64_t index_bytes = std::filesystem::file_size(history::IndexPath(dir + "/index"));
-  std::printf("  index: %.1f MiB, %.0f bytes per task\n", static_cast<double>(index_bytes) / 1048576,
+  std::printf("  index: %.1f MiB, %.0f bytes per task\n",
+              static_cast<double>(index_bytes) / 1048576,
               static_cast<double>(index_bytes) / static_cast<double>(tasks));
   {
     // Record bytes of failed against finished tasks, per KB of trace.
@@ -331,8 +340,8 @@ int Run(int argc, char** argv) {
         "11 THEN length(record) END) FROM tasks");
     if (s.ok() && *s->Step() && generated.failed > 0) {
       const double per_kb_trace =
-          (s->Real(0) - s->Real(1)) /
-          (static_cast<double>(generated.trace_bytes) / static_cast<double>(generated.failed) / 1024);
+          (s->Real(0) - s->Real(1)) / (static_cast<double>(generated.trace_bytes) /
+                                       static_cast<double>(generated.failed) / 1024);
       std::printf("  stack traces: %.0f index bytes per KB of stack-trace text\n", per_kb_trace);
     }
   }
@@ -364,15 +373,23 @@ int Run(int argc, char** argv) {
       {"counts by state", [&] { return queries.Counts(params("/c")); }},
       {"counts for one job", [&] { return queries.Counts(params("/c?job_id=" + job)); }},
       {"group by function", [&] { return queries.Groups(params("/g?by=function")); }},
-      {"group by function, one job", [&] { return queries.Groups(params("/g?by=function&job_id=" + job)); }},
-      {"task list page 1 by start time", [&] { return queries.Tasks(params("/t?limit=100&sort=start_time")); }},
-      {"task list page 5000 by cursor", [&] { return queries.Tasks(params("/t?limit=100&sort=start_time&cursor=" + cursor)); }},
+      {"group by function, one job",
+       [&] { return queries.Groups(params("/g?by=function&job_id=" + job)); }},
+      {"task list page 1 by start time",
+       [&] { return queries.Tasks(params("/t?limit=100&sort=start_time")); }},
+      {"task list page 5000 by cursor",
+       [&] { return queries.Tasks(params("/t?limit=100&sort=start_time&cursor=" + cursor)); }},
       {"failed tasks page 1", [&] { return queries.Tasks(params("/t?limit=100&state=FAILED")); }},
       {"Ray list_tasks limit 100", [&] { return queries.RayListTasks(params("/r?limit=100")); }},
-      {"Ray summarize, one job", [&] { return queries.RaySummarizeTasks(params("/s?filter_keys=job_id&filter_predicates=%3D&filter_values=" + job)); }},
+      {"Ray summarize, one job",
+       [&] {
+         return queries.RaySummarizeTasks(
+             params("/s?filter_keys=job_id&filter_predicates=%3D&filter_values=" + job));
+       }},
   };
   const uint64_t runs = flags.Uint("query-runs", 100);
-  std::printf("queries (%llu warm runs each): p50 / p99 / max ms\n", static_cast<unsigned long long>(runs));
+  std::printf("queries (%llu warm runs each): p50 / p99 / max ms\n",
+              static_cast<unsigned long long>(runs));
   for (const Named& query : suite) {
     Timing timing;
     if (!query.run().ok()) {  // warm-up, and a check it answers
@@ -385,8 +402,8 @@ int Run(int argc, char** argv) {
       timing.Add(std::chrono::steady_clock::now() - t0);
       if (!answer.ok()) std::abort();
     }
-    std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing.Quantile(0.5), timing.Quantile(0.99),
-                timing.Quantile(1.0));
+    std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing.Quantile(0.5),
+                timing.Quantile(0.99), timing.Quantile(1.0));
   }
   if (!flags.Has("keep")) std::filesystem::remove_all(dir);
   return 0;

@@ -536,10 +536,24 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
   if (absl::Status applied = ApplySummaries(session_id, deltas); !applied.ok()) return applied;
 
   uint64_t object_bytes = 0, bad_lines = 0, bad_objects = 0;
+  uint64_t new_objects = 0, new_events = 0;
   for (const ObjectOutcome& object : batch.objects) {
-    object_bytes += object.size;
-    bad_lines += object.bad_lines;
-    bad_objects += object.error.empty() ? 0 : 1;
+    // An object read again (positions lost, a forced re-read) is not
+    // counted twice.
+    absl::StatusOr<SqliteStatement*> seen =
+        db_.Cached("SELECT 1 FROM objects WHERE session_id=? AND key=?");
+    if (!seen.ok()) return seen.status();
+    (*seen)->Bind(1, session_id).BindText(2, object.key);
+    absl::StatusOr<bool> known = (*seen)->Step();
+    if (!known.ok()) return known.status();
+    (*seen)->Reset();
+    if (!*known) {
+      ++new_objects;
+      new_events += object.events;
+      object_bytes += object.size;
+      bad_lines += object.bad_lines;
+      bad_objects += object.error.empty() ? 0 : 1;
+    }
     absl::StatusOr<SqliteStatement*> put = db_.Cached(
         "INSERT OR REPLACE INTO objects(session_id, key, size, events, bad_lines, error, writer, "
         "seq_first, seq_last, writer_drops, manifest_events) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
@@ -584,9 +598,9 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
       .Bind(2, OrMinusOne(folded.first_event_ns))
       .Bind(3, OrMinusOne(folded.last_event_ns))
       .Bind(4, batch.now_ms)
-      .Bind(5, static_cast<int64_t>(batch.objects.size()))
+      .Bind(5, static_cast<int64_t>(new_objects))
       .Bind(6, static_cast<int64_t>(object_bytes))
-      .Bind(7, static_cast<int64_t>(folded.counters.events))
+      .Bind(7, static_cast<int64_t>(batch.objects.empty() ? folded.counters.events : new_events))
       .Bind(8, static_cast<int64_t>(folded.counters.ignored_events))
       .Bind(9, static_cast<int64_t>(bad_lines))
       .Bind(10, static_cast<int64_t>(bad_objects))

@@ -1,0 +1,579 @@
+#include "history/indexer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <filesystem>
+
+#include "common/text.h"
+#include "history/index_schema.h"
+
+namespace rayagg::history {
+namespace {
+
+constexpr std::string_view kHistoryRoot = "cluster-history/";
+constexpr std::string_view kMetadataRoot = "cluster-metadata/";
+
+StoreListRequest Listing(std::string prefix, std::string delimiter = "",
+                         std::string start_after = "", uint32_t max_keys = 1000) {
+  StoreListRequest request;
+  request.prefix = std::move(prefix);
+  request.delimiter = std::move(delimiter);
+  request.start_after = std::move(start_after);
+  request.max_keys = max_keys;
+  return request;
+}
+
+bool IsDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The last path segment of a common prefix ("a/b/c/" -> "c").
+std::string_view LastSegment(std::string_view prefix) {
+  if (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+  const size_t slash = prefix.rfind('/');
+  return slash == std::string_view::npos ? prefix : prefix.substr(slash + 1);
+}
+
+bool IsKind(std::string_view kind) {
+  return kind == "raycluster" || kind == "rayjob" || kind == "rayservice";
+}
+
+// A session directory name as Ray makes them: [A-Za-z0-9._-]+, not . or ..
+bool IsSessionName(std::string_view name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+  });
+}
+
+uint64_t IndexFileBytes(const std::string& directory) {
+  uint64_t total = 0;
+  std::error_code error;
+  for (const char* suffix : {"", "-wal"}) {
+    const auto size = std::filesystem::file_size(IndexPath(directory) + suffix, error);
+    if (!error) total += size;
+  }
+  return total;
+}
+
+}  // namespace
+
+bool IsEventFileName(std::string_view name) {
+  if (name.size() >= 3 && name.substr(name.size() - 3) == ".gz") name.remove_suffix(3);
+  if (name.size() >= 6 && name.substr(name.size() - 6) == ".jsonl") name.remove_suffix(6);
+  // Optional "-<digits>" after the hour stamp.
+  auto hour_stamp_at_end = [](std::string_view text) {
+    // "-YYYY-MM-DD-HH" is 14 characters.
+    if (text.size() < 14) return false;
+    std::string_view stamp = text.substr(text.size() - 14);
+    return stamp[0] == '-' && IsDigits(stamp.substr(1, 4)) && stamp[5] == '-' &&
+           IsDigits(stamp.substr(6, 2)) && stamp[8] == '-' && IsDigits(stamp.substr(9, 2)) &&
+           stamp[11] == '-' && IsDigits(stamp.substr(12, 2));
+  };
+  if (hour_stamp_at_end(name)) return true;
+  const size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || !IsDigits(name.substr(dash + 1))) return false;
+  return hour_stamp_at_end(name.substr(0, dash));
+}
+
+Indexer::Indexer(SqliteDb& db, std::string index_dir, StoreReader& store, IndexerOptions options,
+                 HistoryMetrics& metrics, std::shared_ptr<spdlog::logger> logger, Clock now_ms)
+    : db_(db),
+      index_dir_(std::move(index_dir)),
+      store_(store),
+      options_(options),
+      metrics_(metrics),
+      logger_(std::move(logger)),
+      now_ms_(std::move(now_ms)),
+      writer_(db),
+      folder_(options.max_event_bytes) {}
+
+Indexer::~Indexer() { Stop(); }
+
+void Indexer::Start() {
+  thread_ = std::thread([this] {
+    while (!stopping()) {
+      if (absl::Status ran = RunOnce(); !ran.ok()) {
+        logger_->warn("indexing pass ended early: {}", strings::View(ran.message()));
+      }
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, options_.poll_interval,
+                     [&] { return stopping() || !refresh_.empty(); });
+    }
+  });
+}
+
+void Indexer::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_.store(true);
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Indexer::Refresh(const std::string& cluster, const std::string& session_name) {
+  {
+    std::lock_guard lock(mutex_);
+    if (refresh_.size() < 10'000) refresh_.emplace(cluster, session_name);
+  }
+  wake_.notify_all();
+}
+
+absl::Status Indexer::ListAll(StoreListRequest request,
+                              const std::function<void(const StoreListPage&)>& on_page) {
+  for (;;) {
+    metrics_.list_requests.fetch_add(1);
+    absl::StatusOr<StoreListPage> page = store_.List(request);
+    if (!page.ok()) {
+      metrics_.store_errors.fetch_add(1);
+      return page.status();
+    }
+    on_page(*page);
+    if (page->next_continuation_token.empty() || stopping()) return absl::OkStatus();
+    request.continuation_token = page->next_continuation_token;
+  }
+}
+
+absl::Status Indexer::NoteSession(const SessionIdentity& identity, bool marker) {
+  for (SessionState& session : sessions_) {
+    if (session.identity.cluster() == identity.cluster() && session.identity.name == identity.name) {
+      if (marker) return writer_.EnsureSession(identity, true).status();
+      return absl::OkStatus();
+    }
+  }
+  absl::StatusOr<int64_t> id = writer_.EnsureSession(identity, marker);
+  if (!id.ok()) return id.status();
+  SessionState session;
+  session.id = *id;
+  session.identity = identity;
+  session.prefix = strings::Cat(kHistoryRoot, identity.cluster(), "/", identity.name, "/");
+  session.status = "live";
+  session.last_new_object_ms = now_ms_();
+  sessions_.push_back(std::move(session));
+  logger_->info("found session {}/{}", identity.cluster(), identity.name);
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::LoadSessions() {
+  sessions_.clear();
+  absl::StatusOr<SqliteStatement> select = db_.Prepare(
+      "SELECT id, kind, namespace, owner, cluster_name, name, status, last_new_object_ms "
+      "FROM sessions");
+  if (!select.ok()) return select.status();
+  for (;;) {
+    absl::StatusOr<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    SessionState session;
+    session.id = select->Int(0);
+    session.identity = {std::string(select->Text(1)), std::string(select->Text(2)),
+                        std::string(select->Text(3)), std::string(select->Text(4)),
+                        std::string(select->Text(5))};
+    session.prefix =
+        strings::Cat(kHistoryRoot, session.identity.cluster(), "/", session.identity.name, "/");
+    session.status = std::string(select->Text(6));
+    session.last_new_object_ms = select->Int(7);
+    sessions_.push_back(std::move(session));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::DiscoverMarkers() {
+  // cluster-metadata/<kind>/<ns>_[<owner>_]<cluster>/<session>: one key per
+  // session, so a full listing is small.
+  std::vector<SessionIdentity> found;
+  absl::Status listed = ListAll(Listing(std::string(kMetadataRoot)), [&](const StoreListPage& page) {
+    for (const StoreEntry& entry : page.objects) {
+      std::string_view key = std::string_view(entry.key).substr(kMetadataRoot.size());
+      const size_t first = key.find('/');
+      const size_t second = first == std::string_view::npos ? first : key.find('/', first + 1);
+      if (second == std::string_view::npos) continue;
+      const std::string_view kind = key.substr(0, first);
+      const std::string_view joined = key.substr(first + 1, second - first - 1);
+      const std::string_view name = key.substr(second + 1);
+      if (!IsKind(kind) || !IsSessionName(name)) continue;
+      // DNS-1123 names hold no '_', so the parts split unambiguously.
+      std::vector<std::string> parts;
+      size_t start = 0;
+      while (start <= joined.size()) {
+        size_t underscore = joined.find('_', start);
+        if (underscore == std::string_view::npos) underscore = joined.size();
+        parts.emplace_back(joined.substr(start, underscore - start));
+        start = underscore + 1;
+      }
+      SessionIdentity identity;
+      identity.kind = std::string(kind);
+      identity.name = std::string(name);
+      if (kind == "raycluster" && parts.size() == 2) {
+        identity.ray_namespace = parts[0];
+        identity.cluster_name = parts[1];
+      } else if (kind != "raycluster" && parts.size() == 3) {
+        identity.ray_namespace = parts[0];
+        identity.owner = parts[1];
+        identity.cluster_name = parts[2];
+      } else {
+        continue;
+      }
+      found.push_back(std::move(identity));
+    }
+  });
+  if (!listed.ok()) return listed;
+  for (const SessionIdentity& identity : found) {
+    if (absl::Status noted = NoteSession(identity, true); !noted.ok()) return noted;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::DiscoverHistory() {
+  // cluster-history/<kind>/<ns>/[<owner>/]<cluster>/<session>/, one level
+  // per delimiter listing.
+  auto children = [&](const std::string& prefix,
+                      std::vector<std::string>& out) -> absl::Status {
+    return ListAll(Listing(prefix, "/"), [&](const StoreListPage& page) {
+      for (const std::string& child : page.common_prefixes) out.push_back(child);
+    });
+  };
+  std::vector<std::string> kinds;
+  if (absl::Status s = children(std::string(kHistoryRoot), kinds); !s.ok()) return s;
+  for (const std::string& kind_prefix : kinds) {
+    const std::string kind(LastSegment(kind_prefix));
+    if (!IsKind(kind)) continue;
+    std::vector<std::string> namespaces;
+    if (absl::Status s = children(kind_prefix, namespaces); !s.ok()) return s;
+    for (const std::string& ns_prefix : namespaces) {
+      std::vector<std::pair<std::string, std::string>> clusters;  // (owner, cluster prefix)
+      std::vector<std::string> level;
+      if (absl::Status s = children(ns_prefix, level); !s.ok()) return s;
+      if (kind == "raycluster") {
+        for (std::string& c : level) clusters.emplace_back("", std::move(c));
+      } else {
+        for (const std::string& owner_prefix : level) {
+          std::vector<std::string> inner;
+          if (absl::Status s = children(owner_prefix, inner); !s.ok()) return s;
+          for (std::string& c : inner) {
+            clusters.emplace_back(std::string(LastSegment(owner_prefix)), std::move(c));
+          }
+        }
+      }
+      for (const auto& [owner, cluster_prefix] : clusters) {
+        std::vector<std::string> session_prefixes;
+        if (absl::Status s = children(cluster_prefix, session_prefixes); !s.ok()) return s;
+        for (const std::string& session_prefix : session_prefixes) {
+          SessionIdentity identity{kind, std::string(LastSegment(ns_prefix)), owner,
+                                   std::string(LastSegment(cluster_prefix)),
+                                   std::string(LastSegment(session_prefix))};
+          if (!IsSessionName(identity.name)) continue;
+          if (absl::Status noted = NoteSession(identity, false); !noted.ok()) return noted;
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::Discover() {
+  if (absl::Status s = DiscoverMarkers(); !s.ok()) return s;
+  return DiscoverHistory();
+}
+
+absl::Status Indexer::SetStatus(SessionState& session, const std::string& status,
+                                int64_t gone_since) {
+  absl::StatusOr<SqliteStatement*> update =
+      db_.Cached("UPDATE sessions SET status = ?, gone_since_ms = ? WHERE id = ?");
+  if (!update.ok()) return update.status();
+  (*update)->BindText(1, status).Bind(2, gone_since).Bind(3, session.id);
+  if (absl::Status ran = (*update)->Run(); !ran.ok()) return ran;
+  if (session.status != status) {
+    logger_->info("session {}/{} is now {}", session.identity.cluster(), session.identity.name,
+                  status);
+  }
+  session.status = status;
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::IndexObjects(SessionState& session,
+                                   std::vector<std::pair<std::string, StoreEntry>>& objects) {
+  // Objects in listing order per prefix; a batch ends at batch_max_bytes of
+  // folded state, and records how far each prefix got.
+  BatchInput batch;
+  std::map<std::string, std::string> progress;
+  auto flush = [&]() -> absl::Status {
+    if (batch.objects.empty() && progress.empty()) return absl::OkStatus();
+    for (const auto& [prefix, last_key] : progress) batch.progress.push_back({prefix, last_key});
+    const uint64_t objects_in_batch = batch.objects.size();
+    const uint64_t tasks = batch.folded.tasks.size();
+    absl::StatusOr<WriteStats> written = writer_.WriteBatch(session.id, std::move(batch));
+    if (!written.ok()) return written.status();
+    metrics_.batches_committed.fetch_add(1);
+    metrics_.objects_indexed.fetch_add(objects_in_batch);
+    metrics_.tasks_written.fetch_add(written->tasks_inserted + written->tasks_updated +
+                                     written->tasks_reconciled);
+    logger_->debug("session {}: {} objects, {} tasks committed", session.identity.name,
+                   objects_in_batch, tasks);
+    batch = BatchInput();
+    progress.clear();
+    return absl::OkStatus();
+  };
+  for (const auto& [prefix, entry] : objects) {
+    if (stopping()) break;
+    ObjectOutcome outcome;
+    outcome.key = entry.key;
+    outcome.size = entry.size;
+    if (entry.size > options_.max_object_bytes) {
+      outcome.error = "larger than the indexer's max_object_bytes";
+    } else {
+      absl::StatusOr<StoreBlob> blob = store_.Get(entry.key, options_.max_object_bytes);
+      if (!blob.ok()) {
+        metrics_.store_errors.fetch_add(1);
+        if (blob.status().code() != absl::StatusCode::kNotFound) {
+          // Not indexed: the prefix stops here and the next pass retries.
+          if (absl::Status flushed = flush(); !flushed.ok()) return flushed;
+          return blob.status();
+        }
+        outcome.error = "disappeared before it could be read";
+      } else {
+        metrics_.object_bytes_read.fetch_add(blob->body.size());
+        const FoldedObject folded = folder_.Fold(blob->body, batch.folded);
+        outcome.events = folded.events;
+        outcome.bad_lines = folded.bad_lines;
+        outcome.error = folded.error;
+        metrics_.events_folded.fetch_add(folded.events);
+        metrics_.bad_lines.fetch_add(folded.bad_lines);
+        for (const auto& [name, value] : blob->metadata) {
+          auto number = [&](int64_t& out) {
+            int64_t parsed = 0;
+            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+            if (ec == std::errc() && end == value.data() + value.size()) out = parsed;
+          };
+          if (name == "rayagg-writer") outcome.writer = value;
+          if (name == "rayagg-seq-first") number(outcome.seq_first);
+          if (name == "rayagg-seq-last") number(outcome.seq_last);
+          if (name == "rayagg-drops") number(outcome.writer_drops);
+          if (name == "rayagg-events") number(outcome.manifest_events);
+          if (name == "rayagg-dropped-task-attempts") {
+            int64_t dropped = 0;
+            number(dropped);
+            batch.dropped_task_attempts += dropped;
+          }
+        }
+      }
+    }
+    if (!outcome.error.empty()) {
+      metrics_.bad_objects.fetch_add(1);
+      logger_->warn("object {}: {} ({} events read)", outcome.key, outcome.error, outcome.events);
+    }
+    batch.objects.push_back(std::move(outcome));
+    progress[prefix] = entry.key;
+    batch.now_ms = now_ms_();
+    if (batch.folded.approximate_bytes >= options_.batch_max_bytes) {
+      if (absl::Status flushed = flush(); !flushed.ok()) return flushed;
+    }
+  }
+  return flush();
+}
+
+absl::Status Indexer::PollSession(SessionState& session, bool forced) {
+  // The event prefixes of every node: <node>/node_events/ and
+  // <node>/job_events/<job>/ (logs/ and fetched_endpoints/ are not events).
+  std::vector<std::string> nodes;
+  absl::Status listed = ListAll(Listing(session.prefix, "/"),
+                                [&](const StoreListPage& page) {
+                                  for (const std::string& p : page.common_prefixes) {
+                                    if (LastSegment(p) != "fetched_endpoints") nodes.push_back(p);
+                                  }
+                                });
+  if (!listed.ok()) return listed;
+  const int64_t now = now_ms_();
+  if (nodes.empty()) {
+    // Listed before and now empty: its objects are gone from the store.
+    absl::StatusOr<SqliteStatement*> count =
+        db_.Cached("SELECT objects FROM sessions WHERE id = ?");
+    if (!count.ok()) return count.status();
+    (*count)->Bind(1, session.id);
+    absl::StatusOr<bool> row = (*count)->Step();
+    if (!row.ok()) return row.status();
+    const bool had_objects = *row && (*count)->Int(0) > 0;
+    (*count)->Reset();
+    if (had_objects && session.status != "gone") return SetStatus(session, "gone", now);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> prefixes;
+  for (const std::string& node : nodes) {
+    prefixes.push_back(node + "node_events/");
+    absl::Status jobs = ListAll(Listing(node + "job_events/", "/"),
+                                [&](const StoreListPage& page) {
+                                  for (const std::string& p : page.common_prefixes) {
+                                    prefixes.push_back(p);
+                                  }
+                                });
+    if (!jobs.ok()) return jobs;
+  }
+  std::vector<std::pair<std::string, StoreEntry>> objects;
+  for (const std::string& prefix : prefixes) {
+    std::string relative = prefix.substr(session.prefix.size());
+    absl::StatusOr<SqliteStatement*> position =
+        db_.Cached("SELECT last_key FROM prefixes WHERE session_id = ? AND prefix = ?");
+    if (!position.ok()) return position.status();
+    (*position)->Bind(1, session.id).BindText(2, relative);
+    absl::StatusOr<bool> row = (*position)->Step();
+    if (!row.ok()) return row.status();
+    std::string start_after = *row ? std::string((*position)->Text(0)) : "";
+    (*position)->Reset();
+    absl::Status page_status =
+        ListAll(Listing(prefix, "", start_after), [&](const StoreListPage& page) {
+          for (const StoreEntry& entry : page.objects) {
+            const std::string_view name = LastSegment(entry.key);
+            if (!IsEventFileName(name)) continue;
+            objects.emplace_back(relative, entry);
+          }
+        });
+    if (!page_status.ok()) return page_status;
+  }
+  // Progress keys are relative to the session; store keys are absolute.
+  metrics_.objects_pending.fetch_add(objects.size());
+  const size_t count = objects.size();
+  absl::Status indexed = IndexObjects(session, objects);
+  metrics_.objects_pending.fetch_sub(count);
+  if (!indexed.ok()) return indexed;
+  if (count > 0) {
+    session.last_new_object_ms = now;
+    if (session.status != "live") return SetStatus(session, "live", 0);
+    return absl::OkStatus();
+  }
+  // Nothing new: after session_idle this listing was the last one.
+  if (session.status == "live" &&
+      now - session.last_new_object_ms >= options_.session_idle.count()) {
+    return SetStatus(session, "idle", 0);
+  }
+  (void)forced;
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::ApplyBounds() {
+  const int64_t now = now_ms_();
+  const int64_t retention = options_.retention.count();
+  // Retention: by the last event's age, or by the time since the objects
+  // disappeared.
+  std::vector<int64_t> expired;
+  {
+    absl::StatusOr<SqliteStatement> select = db_.Prepare(
+        "SELECT id FROM sessions WHERE status != 'evicted' AND ((status = 'gone' AND "
+        "gone_since_ms > 0 AND gone_since_ms <= ?1) OR (last_event_ns >= 0 AND last_event_ns / "
+        "1000000 <= ?1))");
+    if (!select.ok()) return select.status();
+    select->Bind(1, now - retention);
+    for (;;) {
+      absl::StatusOr<bool> row = select->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      expired.push_back(select->Int(0));
+    }
+  }
+  auto evict = [&](int64_t id) -> absl::Status {
+    if (absl::Status dropped = writer_.DropSession(id, /*keep_tombstone=*/true); !dropped.ok()) {
+      return dropped;
+    }
+    metrics_.sessions_dropped.fetch_add(1);
+    for (SessionState& session : sessions_) {
+      if (session.id == id) {
+        logger_->info("session {}/{} removed from the index (retention or max_bytes)",
+                      session.identity.cluster(), session.identity.name);
+        session.status = "evicted";
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (int64_t id : expired) {
+    if (absl::Status s = evict(id); !s.ok()) return s;
+  }
+  // max_bytes: the live size (pages in use), oldest sessions first.
+  for (int round = 0; round < 1000; ++round) {
+    absl::StatusOr<SqliteStatement> size = db_.Prepare(
+        "SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM "
+        "pragma_freelist_count()), (SELECT page_size FROM pragma_page_size())");
+    if (!size.ok()) return size.status();
+    absl::StatusOr<bool> row = size->Step();
+    if (!row.ok()) return row.status();
+    const uint64_t used = static_cast<uint64_t>(size->Int(0)) * static_cast<uint64_t>(size->Int(1));
+    if (used <= options_.max_index_bytes) break;
+    absl::StatusOr<SqliteStatement> oldest = db_.Prepare(
+        "SELECT id FROM sessions WHERE status != 'evicted' ORDER BY last_event_ns, id LIMIT 2");
+    if (!oldest.ok()) return oldest.status();
+    std::vector<int64_t> ids;
+    for (;;) {
+      absl::StatusOr<bool> more = oldest->Step();
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      ids.push_back(oldest->Int(0));
+    }
+    // Never the only session left: an index smaller than one session is
+    // configured wrong, and emptying it would only re-read it.
+    if (ids.size() < 2) {
+      logger_->warn("index uses {} bytes, above index.max_bytes, with one session left", used);
+      break;
+    }
+    if (absl::Status s = evict(ids[0]); !s.ok()) return s;
+  }
+  metrics_.index_bytes.store(IndexFileBytes(index_dir_));
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::RunOnce() {
+  metrics_.polls.fetch_add(1);
+  if (sessions_.empty() && last_discovery_ms_ < 0) {
+    if (absl::Status loaded = LoadSessions(); !loaded.ok()) return loaded;
+  }
+  const int64_t now = now_ms_();
+  absl::Status first_error;
+  if (last_discovery_ms_ < 0 || now - last_discovery_ms_ >= options_.discovery_interval.count()) {
+    if (absl::Status discovered = Discover(); !discovered.ok()) {
+      logger_->warn("store discovery failed: {}", strings::View(discovered.message()));
+      first_error = discovered;
+    } else {
+      last_discovery_ms_ = now;
+    }
+  }
+  std::set<std::pair<std::string, std::string>> refresh;
+  {
+    std::lock_guard lock(mutex_);
+    refresh.swap(refresh_);
+  }
+  bool all_read = first_error.ok();
+  for (SessionState& session : sessions_) {
+    if (stopping()) break;
+    const bool forced = refresh.contains({session.identity.cluster(), session.identity.name});
+    bool due = session.status == "live" || forced;
+    if (!due && session.status == "idle" &&
+        now - session.last_presence_check_ms >= options_.presence_check_interval.count()) {
+      // An idle session is only checked for having disappeared.
+      session.last_presence_check_ms = now;
+      metrics_.list_requests.fetch_add(1);
+      absl::StatusOr<StoreListPage> page = store_.List(Listing(session.prefix, "", "", 1));
+      if (page.ok() && page->objects.empty() && page->common_prefixes.empty()) {
+        if (absl::Status s = SetStatus(session, "gone", now); !s.ok()) return s;
+      }
+      continue;
+    }
+    if (!due) continue;
+    if (absl::Status polled = PollSession(session, forced); !polled.ok()) {
+      if (polled.code() == absl::StatusCode::kInternal ||
+          polled.code() == absl::StatusCode::kDataLoss) {
+        return polled;  // the index itself failed
+      }
+      logger_->warn("session {}/{}: {}", session.identity.cluster(), session.identity.name,
+                    strings::View(polled.message()));
+      all_read = false;
+      if (first_error.ok()) first_error = polled;
+    }
+  }
+  if (absl::Status bounded = ApplyBounds(); !bounded.ok()) return bounded;
+  metrics_.sessions.store(sessions_.size());
+  if (all_read && !stopping()) metrics_.caught_up_at_ms.store(now_ms_());
+  return first_error;
+}
+
+}  // namespace rayagg::history
