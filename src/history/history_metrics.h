@@ -7,8 +7,10 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/latency_histogram.h"
+#include "ops/metric_table.h"
 
 namespace rayagg::history {
 
@@ -49,7 +51,9 @@ struct HistoryMetrics {
   std::array<std::atomic<uint64_t>, kApiRouteCount> query_errors{};
 };
 
-// The Prometheus page.
+// The Prometheus page, rendered from the metrics table (ops/metric_table.h).
 std::string RenderHistoryMetrics(const HistoryMetrics& metrics, bool ready, int64_t now_ms);
+// The table's families, for the test against docs/HISTORY.md.
+std::vector<MetricDef> HistoryMetricDefs();
 
 }  // namespace rayagg::history

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <map>
 #include <filesystem>
+#include <map>
 
 #include "common/text.h"
 #include "history/index_schema.h"
@@ -100,8 +100,7 @@ void Indexer::Start() {
         logger_->warn("indexing pass ended early: {}", strings::View(ran.message()));
       }
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.poll_interval,
-                     [&] { return stopping() || !refresh_.empty(); });
+      wake_.wait_for(lock, options_.poll_interval, [&] { return stopping() || !refresh_.empty(); });
     }
   });
 }
@@ -140,7 +139,8 @@ absl::Status Indexer::ListAll(StoreListRequest request,
 
 absl::Status Indexer::NoteSession(const SessionIdentity& identity, bool marker) {
   for (SessionState& session : sessions_) {
-    if (session.identity.cluster() == identity.cluster() && session.identity.name == identity.name) {
+    if (session.identity.cluster() == identity.cluster() &&
+        session.identity.name == identity.name) {
       if (marker) return writer_.EnsureSession(identity, true).status();
       return absl::OkStatus();
     }
@@ -186,41 +186,42 @@ absl::Status Indexer::DiscoverMarkers() {
   // cluster-metadata/<kind>/<ns>_[<owner>_]<cluster>/<session>: one key per
   // session, so a full listing is small.
   std::vector<SessionIdentity> found;
-  absl::Status listed = ListAll(Listing(std::string(kMetadataRoot)), [&](const StoreListPage& page) {
-    for (const StoreEntry& entry : page.objects) {
-      std::string_view key = std::string_view(entry.key).substr(kMetadataRoot.size());
-      const size_t first = key.find('/');
-      const size_t second = first == std::string_view::npos ? first : key.find('/', first + 1);
-      if (second == std::string_view::npos) continue;
-      const std::string_view kind = key.substr(0, first);
-      const std::string_view joined = key.substr(first + 1, second - first - 1);
-      const std::string_view name = key.substr(second + 1);
-      if (!IsKind(kind) || !IsSessionName(name)) continue;
-      // DNS-1123 names hold no '_', so the parts split unambiguously.
-      std::vector<std::string> parts;
-      size_t start = 0;
-      while (start <= joined.size()) {
-        size_t underscore = joined.find('_', start);
-        if (underscore == std::string_view::npos) underscore = joined.size();
-        parts.emplace_back(joined.substr(start, underscore - start));
-        start = underscore + 1;
-      }
-      SessionIdentity identity;
-      identity.kind = std::string(kind);
-      identity.name = std::string(name);
-      if (kind == "raycluster" && parts.size() == 2) {
-        identity.ray_namespace = parts[0];
-        identity.cluster_name = parts[1];
-      } else if (kind != "raycluster" && parts.size() == 3) {
-        identity.ray_namespace = parts[0];
-        identity.owner = parts[1];
-        identity.cluster_name = parts[2];
-      } else {
-        continue;
-      }
-      found.push_back(std::move(identity));
-    }
-  });
+  absl::Status listed =
+      ListAll(Listing(std::string(kMetadataRoot)), [&](const StoreListPage& page) {
+        for (const StoreEntry& entry : page.objects) {
+          std::string_view key = std::string_view(entry.key).substr(kMetadataRoot.size());
+          const size_t first = key.find('/');
+          const size_t second = first == std::string_view::npos ? first : key.find('/', first + 1);
+          if (second == std::string_view::npos) continue;
+          const std::string_view kind = key.substr(0, first);
+          const std::string_view joined = key.substr(first + 1, second - first - 1);
+          const std::string_view name = key.substr(second + 1);
+          if (!IsKind(kind) || !IsSessionName(name)) continue;
+          // DNS-1123 names hold no '_', so the parts split unambiguously.
+          std::vector<std::string> parts;
+          size_t start = 0;
+          while (start <= joined.size()) {
+            size_t underscore = joined.find('_', start);
+            if (underscore == std::string_view::npos) underscore = joined.size();
+            parts.emplace_back(joined.substr(start, underscore - start));
+            start = underscore + 1;
+          }
+          SessionIdentity identity;
+          identity.kind = std::string(kind);
+          identity.name = std::string(name);
+          if (kind == "raycluster" && parts.size() == 2) {
+            identity.ray_namespace = parts[0];
+            identity.cluster_name = parts[1];
+          } else if (kind != "raycluster" && parts.size() == 3) {
+            identity.ray_namespace = parts[0];
+            identity.owner = parts[1];
+            identity.cluster_name = parts[2];
+          } else {
+            continue;
+          }
+          found.push_back(std::move(identity));
+        }
+      });
   if (!listed.ok()) return listed;
   for (const SessionIdentity& identity : found) {
     if (absl::Status noted = NoteSession(identity, true); !noted.ok()) return noted;
@@ -231,8 +232,7 @@ absl::Status Indexer::DiscoverMarkers() {
 absl::Status Indexer::DiscoverHistory() {
   // cluster-history/<kind>/<ns>/[<owner>/]<cluster>/<session>/, one level
   // per delimiter listing.
-  auto children = [&](const std::string& prefix,
-                      std::vector<std::string>& out) -> absl::Status {
+  auto children = [&](const std::string& prefix, std::vector<std::string>& out) -> absl::Status {
     return ListAll(Listing(prefix, "/"), [&](const StoreListPage& page) {
       for (const std::string& child : page.common_prefixes) out.push_back(child);
     });
@@ -380,12 +380,11 @@ absl::Status Indexer::PollSession(SessionState& session, bool forced) {
   // The event prefixes of every node: <node>/node_events/ and
   // <node>/job_events/<job>/ (logs/ and fetched_endpoints/ are not events).
   std::vector<std::string> nodes;
-  absl::Status listed = ListAll(Listing(session.prefix, "/"),
-                                [&](const StoreListPage& page) {
-                                  for (const std::string& p : page.common_prefixes) {
-                                    if (LastSegment(p) != "fetched_endpoints") nodes.push_back(p);
-                                  }
-                                });
+  absl::Status listed = ListAll(Listing(session.prefix, "/"), [&](const StoreListPage& page) {
+    for (const std::string& p : page.common_prefixes) {
+      if (LastSegment(p) != "fetched_endpoints") nodes.push_back(p);
+    }
+  });
   if (!listed.ok()) return listed;
   const int64_t now = now_ms_();
   if (nodes.empty()) {
@@ -404,12 +403,11 @@ absl::Status Indexer::PollSession(SessionState& session, bool forced) {
   std::vector<std::string> prefixes;
   for (const std::string& node : nodes) {
     prefixes.push_back(node + "node_events/");
-    absl::Status jobs = ListAll(Listing(node + "job_events/", "/"),
-                                [&](const StoreListPage& page) {
-                                  for (const std::string& p : page.common_prefixes) {
-                                    prefixes.push_back(p);
-                                  }
-                                });
+    absl::Status jobs = ListAll(Listing(node + "job_events/", "/"), [&](const StoreListPage& page) {
+      for (const std::string& p : page.common_prefixes) {
+        prefixes.push_back(p);
+      }
+    });
     if (!jobs.ok()) return jobs;
   }
   std::vector<std::pair<std::string, StoreEntry>> objects;

@@ -22,6 +22,8 @@
 // Start() runs passes every poll_interval on a thread of its own.
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -33,8 +35,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <spdlog/logger.h>
 
 #include "absl/status/status.h"
 #include "history/history_metrics.h"

@@ -37,7 +37,8 @@ class DirectoryStoreReader final : public StoreReader {
       if (key.compare(0, request.prefix.size(), request.prefix) != 0 || key <= after) continue;
       // Keys under a common prefix already returned (or passed) roll up into it.
       if (!last.empty() && last.back() == '/' && key.compare(0, last.size(), last) == 0) continue;
-      if (!after.empty() && after.back() == '/' && key.compare(0, after.size(), after) == 0) continue;
+      if (!after.empty() && after.back() == '/' && key.compare(0, after.size(), after) == 0)
+        continue;
       if (returned == request.max_keys) {
         page.next_continuation_token = last;
         break;

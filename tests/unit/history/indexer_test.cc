@@ -4,16 +4,17 @@
 // JSON arrays, legacy names), read incrementally from the last indexed key,
 // restartable, idempotent, with idle and gone sessions, retention, and
 // damaged objects skipped and counted. Time is a manual clock.
+#include "history/indexer.h"
+
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "history/index_schema.h"
-#include "history/indexer.h"
 #include "history/queries.h"
 #include "http/gzip.h"
 #include "json/event_json_encoder.h"
@@ -60,7 +61,8 @@ class IndexerTest : public ::testing::Test {
   void Put(const std::string& key, const std::string& body) {
     const std::filesystem::path path = std::filesystem::path(root_) / key;
     std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary).write(body.data(), static_cast<std::streamsize>(body.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(body.data(), static_cast<std::streamsize>(body.size()));
   }
 
   static std::string Jsonl(const std::vector<RayEvent>& events, bool reorder_keys) {
@@ -75,7 +77,8 @@ class IndexerTest : public ::testing::Test {
     return out;
   }
 
-  json Query(std::string_view target, absl::StatusOr<json> (HistoryQueries::*query)(const QueryParams&)) {
+  json Query(std::string_view target,
+             absl::StatusOr<json> (HistoryQueries::*query)(const QueryParams&)) {
     HistoryQueries queries(*db_, {});
     absl::StatusOr<json> answer = (queries.*query)(*QueryParams::FromTarget(target));
     EXPECT_TRUE(answer.ok()) << answer.status();
@@ -257,7 +260,8 @@ TEST_F(IndexerTest, AnIndexFromANewerBinaryIsRefusedAndAnOlderOneRebuilt) {
   absl::StatusOr<OpenedIndex> newer = OpenIndexForWriting(index_dir_.path().string(), 1 << 20);
   EXPECT_EQ(newer.status().code(), absl::StatusCode::kFailedPrecondition);
   {
-    absl::StatusOr<std::unique_ptr<SqliteDb>> raw = SqliteDb::Open(IndexPath(index_dir_.path().string()), false);
+    absl::StatusOr<std::unique_ptr<SqliteDb>> raw =
+        SqliteDb::Open(IndexPath(index_dir_.path().string()), false);
     ASSERT_TRUE(raw.ok());
     ASSERT_TRUE((*raw)->Exec("PRAGMA user_version=0").ok());  // tables, but no version: older
   }
