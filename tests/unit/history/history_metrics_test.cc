@@ -1,11 +1,12 @@
 // ray-task-history's metrics table is what docs/HISTORY.md documents, and the
 // page renders every family with well-formed samples.
+#include "history/history_metrics.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "history/history_metrics.h"
 #include "support/metrics_doc.h"
 
 #ifndef RAYAGG_SOURCE_DIR
