@@ -1,6 +1,7 @@
 // The contract between ingest (gRPC, HTTP) and the event log.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,16 @@ class EventAppender {
   // message names it); the sender should retry later (gRPC UNAVAILABLE, HTTP
   // 503 with Retry-After). Thread-safe.
   virtual absl::Status Append(std::span<const IncomingEvent> events) = 0;
+
+  // The form ingest uses: `done` gets what Append would return, at once or
+  // later on another thread — with a disk spool, once the events are written
+  // (docs/DELIVERY.md, "What an acknowledgement means"), so no ingest thread
+  // waits on the disk. The events are copied before this returns. `done`
+  // must be cheap (finish a gRPC call, post an HTTP answer). Thread-safe.
+  using AppendDone = std::function<void(absl::Status)>;
+  virtual void AppendAsync(std::span<const IncomingEvent> events, AppendDone done) {
+    done(Append(events));
+  }
 
   // The name of a `when_full: block` sink that is full right now (so Append
   // would refuse even a small request), if any. For readiness and HTTP 503

@@ -191,9 +191,11 @@ absl::Status Daemon::StartHttpIngest() {
                                       // PUBLISHER_TIMEOUT_SECONDS): longer is pointless.
                                       .read_timeout = std::chrono::seconds(10),
                                       .write_timeout = std::chrono::seconds(10)});
-  http_server_->AddRoute(
+  http_server_->AddAsyncRoute(
       http.path, {http::verb::post},
-      [handler = http_ingest_.get()](HttpRequest& request) { return handler->Handle(request); });
+      [handler = http_ingest_.get()](HttpRequest& request, HttpResponder respond) {
+        handler->HandleAsync(request, std::move(respond));
+      });
   absl::StatusOr<uint16_t> port = http_server_->Start();
   if (!port.ok()) {
     return absl::Status(port.status().code(),

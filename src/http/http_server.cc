@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -71,6 +73,36 @@ HttpServerResponse MakeHttpResponse(const HttpRequest& request, http::status sta
   return response;
 }
 
+// The answer slot of one asynchronous request: the coroutine's completion
+// handler, posted to the connection's executor when the answer comes.
+struct HttpResponder::State {
+  using Complete = std::function<void(HttpServerResponse)>;
+  explicit State(Complete complete, unsigned version)
+      : complete(std::move(complete)), version(version) {}
+  ~State() {
+    if (complete) {
+      HttpServerResponse response{http::status::internal_server_error, version};
+      response.set(http::field::content_type, "text/plain; charset=utf-8");
+      response.body() = "internal error: the request was never answered\n";
+      response.keep_alive(false);
+      complete(std::move(response));
+    }
+  }
+  std::mutex mutex;
+  Complete complete;  // guarded by mutex; empty once called
+  const unsigned version;
+};
+
+void HttpResponder::operator()(HttpServerResponse response) const {
+  State::Complete complete;
+  {
+    std::lock_guard lock(state_->mutex);
+    complete = std::move(state_->complete);
+    state_->complete = nullptr;
+  }
+  if (complete) complete(std::move(response));
+}
+
 HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
     : io_context_(io_context),
       options_(std::move(options)),
@@ -80,7 +112,12 @@ HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler) {
-  routes_[std::move(path)] = Route{std::move(methods), std::move(handler)};
+  routes_[std::move(path)] = Route{std::move(methods), std::move(handler), nullptr};
+}
+
+void HttpServer::AddAsyncRoute(std::string path, std::vector<http::verb> methods,
+                               AsyncHttpHandler handler) {
+  routes_[std::move(path)] = Route{std::move(methods), nullptr, std::move(handler)};
 }
 
 absl::StatusOr<uint16_t> HttpServer::Start() {
@@ -222,12 +259,39 @@ asio::awaitable<void> HttpServer::Accept() {
   }
 }
 
-HttpServerResponse HttpServer::Dispatch(HttpRequest& request) {
+asio::awaitable<HttpServerResponse> HttpServer::CallAsync(const AsyncHttpHandler& handler,
+                                                          HttpRequest& request) {
+  // The answer arrives on any thread; it is handed over on the connection's
+  // strand, where a timer that never expires by itself wakes this coroutine.
+  struct Answer {
+    explicit Answer(const asio::any_io_executor& executor)
+        : wake(executor, asio::steady_timer::time_point::max()) {}
+    asio::steady_timer wake;
+    std::optional<HttpServerResponse> response;
+  };
+  const asio::any_io_executor executor = co_await asio::this_coro::executor;
+  auto answer = std::make_shared<Answer>(executor);
+  auto complete = [answer, executor](HttpServerResponse response) {
+    asio::post(executor, [answer, response = std::move(response)]() mutable {
+      answer->response = std::move(response);
+      answer->wake.cancel();
+    });
+  };
+  handler(request, HttpResponder(std::make_shared<HttpResponder::State>(std::move(complete),
+                                                                        request.version())));
+  while (!answer->response) {
+    error_code ec;
+    co_await answer->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  co_return std::move(*answer->response);
+}
+
+asio::awaitable<HttpServerResponse> HttpServer::Dispatch(HttpRequest& request) {
   const std::string_view target = ToStd(request.target());
   const std::string path(target.substr(0, target.find('?')));
   auto route = routes_.find(path);
   if (route == routes_.end()) {
-    return MakeHttpResponse(request, http::status::not_found, "not found\n");
+    co_return MakeHttpResponse(request, http::status::not_found, "not found\n");
   }
   const std::vector<http::verb>& methods = route->second.methods;
   const bool allowed = Allows(methods, request.method()) ||
@@ -236,17 +300,21 @@ HttpServerResponse HttpServer::Dispatch(HttpRequest& request) {
     HttpServerResponse response =
         MakeHttpResponse(request, http::status::method_not_allowed, "method not allowed\n");
     response.set(http::field::allow, AllowHeader(methods));
-    return response;
+    co_return response;
   }
   try {
-    return route->second.handler(request);
+    if (route->second.async_handler) {
+      co_return co_await CallAsync(route->second.async_handler, request);
+    }
+    co_return route->second.handler(request);
   } catch (const std::exception&) {
-    ++counters_.handler_errors;
-    HttpServerResponse response =
-        MakeHttpResponse(request, http::status::internal_server_error, "internal error\n");
-    response.keep_alive(false);
-    return response;
+    // Answered below: co_await is not allowed inside a handler block.
   }
+  ++counters_.handler_errors;
+  HttpServerResponse response =
+      MakeHttpResponse(request, http::status::internal_server_error, "internal error\n");
+  response.keep_alive(false);
+  co_return response;
 }
 
 asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
@@ -329,7 +397,7 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
     HttpRequest request = parser.release();
     ++counters_.requests;
     const bool request_keep_alive = request.keep_alive();
-    HttpServerResponse response = Dispatch(request);
+    HttpServerResponse response = co_await Dispatch(request);
     keep_open = request_keep_alive && response.keep_alive();
     response.version(request.version());
     response.keep_alive(keep_open);

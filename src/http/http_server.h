@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -35,6 +36,26 @@ using HttpServerResponse = http::response<http::string_body>;
 // sets the response's version, keep-alive and Content-Length; a handler that
 // wants the connection closed sets `response.keep_alive(false)`.
 using HttpHandler = std::function<HttpServerResponse(HttpRequest& request)>;
+
+// How an asynchronous handler answers: call it once, from any thread (the
+// answer is written on the connection's own executor). Copies share one
+// answer; if every copy is destroyed without a call, the request gets a
+// 500, so a lost callback cannot hang a connection.
+class HttpResponder {
+ public:
+  void operator()(HttpServerResponse response) const;
+
+ private:
+  friend class HttpServer;
+  struct State;
+  explicit HttpResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+// A handler that answers later, e.g. once the spool has written the
+// request's events: it returns at once and calls `respond` when done. The
+// request stays valid (and must not be touched after `respond`) until then.
+using AsyncHttpHandler = std::function<void(HttpRequest& request, HttpResponder respond)>;
 
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
@@ -78,6 +99,8 @@ class HttpServer {
   // Before Start(). `path` is matched exactly against the request target
   // without its query string. A route allowing GET also answers HEAD.
   void AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler);
+  // The same for a handler that answers asynchronously.
+  void AddAsyncRoute(std::string path, std::vector<http::verb> methods, AsyncHttpHandler handler);
 
   // Binds, listens and starts accepting; returns the bound port. An address
   // that does not parse or a port that cannot be bound is an error naming it.
@@ -95,11 +118,14 @@ class HttpServer {
  private:
   struct Route {
     std::vector<http::verb> methods;
-    HttpHandler handler;
+    HttpHandler handler;  // one of these two
+    AsyncHttpHandler async_handler;
   };
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
-  HttpServerResponse Dispatch(HttpRequest& request);
+  asio::awaitable<HttpServerResponse> Dispatch(HttpRequest& request);
+  asio::awaitable<HttpServerResponse> CallAsync(const AsyncHttpHandler& handler,
+                                                HttpRequest& request);
 
   // Registry of open connections, so Stop() can close them. Register
   // returns false when stopping (the connection must end at once).

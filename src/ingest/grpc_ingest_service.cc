@@ -43,17 +43,18 @@ grpc::ServerUnaryReactor* GrpcIngestService::AddEvents(grpc::CallbackServerConte
                      "missing or invalid authorization bearer token (RAY_AUTH_MODE=token)"));
     return reactor;
   }
-  reactor->Finish(Handle(*request, *response));
+  Handle(*request, *response, [reactor](grpc::Status status) { reactor->Finish(status); });
   return reactor;
 }
 
-grpc::Status GrpcIngestService::Handle(const grpc::ByteBuffer& request,
-                                       grpc::ByteBuffer& response) {
+void GrpcIngestService::Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer& response,
+                               std::function<void(grpc::Status)> finish) {
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
   grpc::Slice slice;
   if (!request.DumpToSingleSlice(&slice).ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unreadable request payload");
+    finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unreadable request payload"));
+    return;
   }
   const std::string_view wire(reinterpret_cast<const char*>(slice.begin()), slice.size());
   absl::StatusOr<DecodedRequest> decoded = DecodeAddEventsRequest(wire);
@@ -64,22 +65,27 @@ grpc::Status GrpcIngestService::Handle(const grpc::ByteBuffer& request,
       logger_.warn("rejected AddEvents request: {} bytes={} suppressed_warnings={}",
                    std::string(decoded.status().message()), wire.size(), *suppressed);
     }
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        std::string(decoded.status().message()));
+    finish(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(decoded.status().message())));
+    return;
   }
   counters_.received_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);
   counters_.sender_dropped_task_attempts.fetch_add(decoded->dropped_task_attempts,
                                                    std::memory_order_relaxed);
-  if (absl::Status appended = appender_.Append(decoded->events); !appended.ok()) {
-    counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
-    return grpc::Status(ToGrpcCode(appended.code()), std::string(appended.message()));
-  }
-  counters_.accepted_events.fetch_add(decoded->events.size(), std::memory_order_relaxed);
-
-  // Ray's agent always answers an empty AddEventsReply (status unset = OK).
-  grpc::Slice empty_reply;
-  response = grpc::ByteBuffer(&empty_reply, 1);
-  return grpc::Status::OK;
+  const size_t events = decoded->events.size();
+  appender_.AppendAsync(decoded->events, [this, events, &response,
+                                          finish = std::move(finish)](absl::Status appended) {
+    if (!appended.ok()) {
+      counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
+      finish(grpc::Status(ToGrpcCode(appended.code()), std::string(appended.message())));
+      return;
+    }
+    counters_.accepted_events.fetch_add(events, std::memory_order_relaxed);
+    // Ray's agent always answers an empty AddEventsReply (status unset = OK).
+    grpc::Slice empty_reply;
+    response = grpc::ByteBuffer(&empty_reply, 1);
+    finish(grpc::Status::OK);
+  });
 }
 
 }  // namespace rayagg

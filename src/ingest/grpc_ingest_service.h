@@ -9,6 +9,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
+
 #include "common/bearer_token_checker.h"
 #include "ingest/ingest_counters.h"
 #include "ops/log_rate_limiter.h"
@@ -29,7 +31,9 @@ class GrpcIngestService final
   GrpcIngestService(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
                     BearerTokenChecker auth);
 
-  // Runs on a gRPC callback thread. Never blocks: decode, append, finish.
+  // Runs on a gRPC callback thread. Never blocks: decode and append; the
+  // call finishes once the log has the events (with a spool: once they are
+  // written, from the spool's writer thread).
   grpc::ServerUnaryReactor* AddEvents(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
@@ -37,7 +41,9 @@ class GrpcIngestService final
   bool auth_required() const { return auth_.required(); }
 
  private:
-  grpc::Status Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer& response);
+  // Decodes and appends; calls `finish` exactly once with the answer.
+  void Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer& response,
+              std::function<void(grpc::Status)> finish);
 
   EventAppender& appender_;
   IngestCounters& counters_;

@@ -36,7 +36,7 @@ HttpIngestHandler::HttpIngestHandler(EventAppender& appender, IngestCounters& co
                                      spdlog::logger& logger, uint64_t max_body_bytes)
     : appender_(appender), counters_(counters), logger_(logger), max_body_bytes_(max_body_bytes) {}
 
-HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
+void HttpIngestHandler::HandleAsync(HttpRequest& request, HttpResponder respond) {
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
   counters_.http_requests.fetch_add(1, std::memory_order_relaxed);
   const auto encoding = request[http::field::content_encoding];
@@ -51,11 +51,14 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
     }
     switch (body.status().code()) {
       case absl::StatusCode::kResourceExhausted:
-        return ErrorResponse(request, http::status::payload_too_large, message);
+        respond(ErrorResponse(request, http::status::payload_too_large, message));
+        return;
       case absl::StatusCode::kUnimplemented:
-        return ErrorResponse(request, http::status::unsupported_media_type, message);
+        respond(ErrorResponse(request, http::status::unsupported_media_type, message));
+        return;
       default:
-        return ErrorResponse(request, http::status::bad_request, message);
+        respond(ErrorResponse(request, http::status::bad_request, message));
+        return;
     }
   }
 
@@ -91,7 +94,8 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
       logger_.warn("rejected HTTP ingest request: {} bytes={} suppressed_warnings={}", message,
                    body->size(), *suppressed);
     }
-    return ErrorResponse(request, http::status::bad_request, message);
+    respond(ErrorResponse(request, http::status::bad_request, message));
+    return;
   }
   const size_t elements = events.size() + rejections.size();
   counters_.received_events.fetch_add(elements, std::memory_order_relaxed);
@@ -111,16 +115,22 @@ HttpServerResponse HttpIngestHandler::Handle(HttpRequest& request) {
     }
   }
 
-  if (absl::Status appended = appender_.Append(events); !appended.ok()) {
-    counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
-    HttpServerResponse response =
-        ErrorResponse(request, http::status::service_unavailable, std::string(appended.message()));
-    response.set(http::field::retry_after, "1");
-    return response;
-  }
-  counters_.accepted_events.fetch_add(events.size(), std::memory_order_relaxed);
-  return JsonResponse(request, http::status::ok,
-                      Json{{"accepted", events.size()}, {"rejected", std::move(rejected)}});
+  // `request` stays valid until `respond` is called (HttpServer's contract).
+  appender_.AppendAsync(
+      events, [this, &request, accepted = events.size(), rejected = std::move(rejected),
+               respond = std::move(respond)](absl::Status appended) mutable {
+        if (!appended.ok()) {
+          counters_.refused_requests.fetch_add(1, std::memory_order_relaxed);
+          HttpServerResponse response = ErrorResponse(request, http::status::service_unavailable,
+                                                      std::string(appended.message()));
+          response.set(http::field::retry_after, "1");
+          respond(std::move(response));
+          return;
+        }
+        counters_.accepted_events.fetch_add(accepted, std::memory_order_relaxed);
+        respond(JsonResponse(request, http::status::ok,
+                             Json{{"accepted", accepted}, {"rejected", std::move(rejected)}}));
+      });
 }
 
 }  // namespace rayagg

@@ -28,8 +28,12 @@ class HttpIngestHandler {
   HttpIngestHandler(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
                     uint64_t max_body_bytes);
 
-  // Thread-safe (HttpServer may call it for several connections at once).
-  HttpServerResponse Handle(HttpRequest& request);
+  // An HttpServer async route: parses on the calling (listener) thread and
+  // answers through `respond` once the log has the events — with a spool,
+  // once they are written, from the spool's writer thread, so the listener
+  // never waits on the disk. Thread-safe (HttpServer may call it for several
+  // connections at once).
+  void HandleAsync(HttpRequest& request, HttpResponder respond);
 
  private:
   EventAppender& appender_;

@@ -7,11 +7,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "http/http_client.h"
 #include "support/io_thread.h"
@@ -113,6 +117,91 @@ TEST_F(HttpServerTest, RoutesPostToHandlerAndKeepsConnectionAlive) {
   EXPECT_EQ(client->connections_opened(), 1u);
   EXPECT_EQ(server_->counters().connections_accepted.load(), 1u);
   EXPECT_EQ(server_->counters().requests.load(), 2u);
+}
+
+// An asynchronous route answered from another thread, later, as ingest
+// answers once the spool has written a request's events.
+class AsyncRouteTest : public HttpServerTest {
+ protected:
+  void StartWithAsyncRoute() {
+    server_ = std::make_unique<HttpServer>(server_io_, HttpServerOptions{});
+    server_->AddAsyncRoute("/later", {http::verb::post},
+                           [this](HttpRequest& request, rayagg::HttpResponder respond) {
+                             std::lock_guard lock(mutex_);
+                             pending_.push_back({request.body(), std::move(respond)});
+                             changed_.notify_all();
+                           });
+    server_->AddAsyncRoute("/never", {http::verb::post},
+                           [](HttpRequest&, rayagg::HttpResponder) {});
+    ASSERT_TRUE(server_->Start().ok());
+  }
+  // Waits until `count` requests are pending, then answers the one whose
+  // body is `body` from a thread of its own.
+  void AnswerFromAnotherThread(size_t count, const std::string& body) {
+    std::unique_lock lock(mutex_);
+    ASSERT_TRUE(changed_.wait_for(lock, kClientTimeout, [&] { return pending_.size() >= count; }));
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (it->first != body) continue;
+      rayagg::HttpResponder respond = std::move(it->second);
+      pending_.erase(it);
+      std::thread([respond = std::move(respond), body] {
+        HttpServerResponse response{http::status::accepted, 11};
+        response.body() = "answered " + body;
+        respond(std::move(response));
+      }).join();
+      return;
+    }
+    FAIL() << "no pending request " << body;
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::pair<std::string, rayagg::HttpResponder>> pending_;
+};
+
+TEST_F(AsyncRouteTest, AnswersComeFromAnotherThreadInAnyOrder) {
+  StartWithAsyncRoute();
+  RawClient first(server_->port());
+  RawClient second(server_->port());
+  first.Send("POST /later HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na");
+  second.Send("POST /later HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nb");
+  AnswerFromAnotherThread(2, "b");
+  const auto b = second.Read();
+  EXPECT_EQ(b.result_int(), 202u);
+  EXPECT_EQ(b.body(), "answered b");
+  AnswerFromAnotherThread(1, "a");
+  EXPECT_EQ(first.Read().body(), "answered a");
+  // The connection goes on with the next request.
+  first.Send("POST /later HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nc");
+  AnswerFromAnotherThread(1, "c");
+  EXPECT_EQ(first.Read().body(), "answered c");
+}
+
+TEST_F(AsyncRouteTest, AnsweredAtOnceOnManyShortConnections) {
+  server_ = std::make_unique<HttpServer>(server_io_, HttpServerOptions{});
+  server_->AddAsyncRoute("/now", {http::verb::post},
+                         [](HttpRequest& request, rayagg::HttpResponder respond) {
+                           respond(MakeHttpResponse(request, http::status::bad_request, "no\n"));
+                         });
+  ASSERT_TRUE(server_->Start().ok());
+  for (int i = 0; i < 40; ++i) {
+    asio::io_context io;
+    auto url = rayagg::ParseUrl("http://127.0.0.1:" + std::to_string(server_->port()) + "/now");
+    ASSERT_TRUE(url.ok());
+    HttpClient client(io.get_executor(), *url, kClientTimeout);
+    const HttpResult result = RunCoroutine(io, client.Post("x", {}));
+    ASSERT_FALSE(result.error) << result.error.message();
+    ASSERT_EQ(result.response.status, 400u);
+  }
+}
+
+TEST_F(AsyncRouteTest, RequestNeverAnsweredGets500) {
+  StartWithAsyncRoute();
+  RawClient client(server_->port());
+  client.Send("POST /never HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na");
+  const auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 500u);
+  EXPECT_FALSE(response.keep_alive());
 }
 
 TEST_F(HttpServerTest, UnknownPathIs404) {
