@@ -11,7 +11,7 @@ RAYAGG_PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libssl-dev
-  libsqlite3-dev
+  libsqlite3-dev libsimdjson-dev
 )
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "app/daemon_metrics.h"
+#include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
 #include "sinks/sink_factory.h"
 
@@ -187,6 +188,7 @@ absl::Status Daemon::StartHttpIngest() {
       listener_io_, HttpServerOptions{.address = http.address,
                                       .port = http.port,
                                       .max_body_bytes = http.max_body_bytes,
+                                      .body_spare_bytes = kJsonSpareBytes,
                                       // Ray's agent gives up on a POST after 3 s (its
                                       // PUBLISHER_TIMEOUT_SECONDS): longer is pointless.
                                       .read_timeout = std::chrono::seconds(10),

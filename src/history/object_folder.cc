@@ -2,10 +2,8 @@
 
 #include <time.h>
 
-#include <nlohmann/json.hpp>
-
 #include "history/object_decoder.h"
-#include "ingest/json_event_parser.h"
+#include "json/event_json_parser.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
 namespace rayagg::history {
@@ -27,11 +25,13 @@ FoldedObject ObjectFolder::Fold(std::string_view object_bytes, FoldedSession& in
   const DecodeResult decoded =
       ForEachEventJson(object_bytes, max_event_bytes_, [&](std::string_view text) {
         const int64_t parse_start = times != nullptr ? ThreadCpuNs() : 0;
-        nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-        bool ok = !value.is_discarded() && value.is_object();
+        // Invalid JSON, not an object, or not a RayEvent: a bad line.
+        batch_.Clear();
+        bool ok = parser_.ParseOne(text, 0, batch_).ok() && !batch_.events().empty();
         if (ok) {
+          const std::string_view bytes = batch_.bytes(batch_.events().front());
           event.Clear();
-          ok = JsonToMessage(value, event).ok();
+          ok = event.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
         }
         const int64_t fold_start = times != nullptr ? ThreadCpuNs() : 0;
         if (times != nullptr) times->parse_ns += fold_start - parse_start;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "history/reducer.h"
+#include "json/event_json_parser.h"
 
 namespace rayagg::history {
 
@@ -28,6 +29,7 @@ struct FoldTimes {
   int64_t fold_ns = 0;
 };
 
+// Not thread-safe: one per indexing thread (it keeps its parser's buffers).
 class ObjectFolder {
  public:
   explicit ObjectFolder(uint64_t max_event_bytes = 64 << 20) : max_event_bytes_(max_event_bytes) {}
@@ -35,6 +37,8 @@ class ObjectFolder {
 
  private:
   const uint64_t max_event_bytes_;
+  EventJsonParser parser_;
+  EventJsonBatch batch_;
 };
 
 }  // namespace rayagg::history

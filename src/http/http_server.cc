@@ -358,6 +358,9 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
                                    asio::redirect_error(asio::use_awaitable, ec));
         if (ec) break;
       }
+      if (const auto length = parser.content_length(); length && options_.body_spare_bytes > 0) {
+        parser.get().body().reserve(static_cast<size_t>(*length) + options_.body_spare_bytes);
+      }
       stream.expires_after(options_.read_timeout);
       co_await http::async_read(stream, buffer, parser,
                                 asio::redirect_error(asio::use_awaitable, ec));

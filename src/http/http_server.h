@@ -61,6 +61,9 @@ struct HttpServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: the OS picks; see HttpServer::port()
   uint64_t max_body_bytes = 1024 * 1024;
+  // Capacity reserved past a body of known length, so that a handler can
+  // pad it in place (JSON ingest: simdjson reads a little past the end).
+  size_t body_spare_bytes = 0;
   uint32_t max_header_bytes = 16 * 1024;
   size_t max_connections = 64;
   // Waiting for (the header of) the next request, also on a kept-alive connection.

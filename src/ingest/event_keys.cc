@@ -1,5 +1,6 @@
 #include "ingest/event_keys.h"
 
+#include <array>
 #include <string_view>
 #include <tuple>
 
@@ -9,6 +10,8 @@
 
 namespace rayagg {
 namespace {
+
+using ray::rpc::events::RayEvent;
 
 uint64_t EntityHash(int payload_field, std::string_view id, int64_t attempt = 0) {
   // Never 0: 0 is reserved for "not mergeable".
@@ -86,7 +89,156 @@ uint64_t EntityKeyOf(const ray::rpc::events::RayEvent& e) {
   return 0;  // platform, autoscaler, or no payload: never merged
 }
 
+// Payload field numbers in EntityKeyOf's order, and whether their entity
+// includes the attempt (field 2 of the payload, like its id is field 1).
+struct PayloadKind {
+  int field;
+  bool with_attempt;
+};
+constexpr std::array<PayloadKind, 16> kPayloadKinds = {{
+    {RayEvent::kTaskDefinitionEventFieldNumber, true},
+    {RayEvent::kTaskLifecycleEventFieldNumber, true},
+    {RayEvent::kActorTaskDefinitionEventFieldNumber, true},
+    {RayEvent::kTaskProfileEventsFieldNumber, true},
+    {RayEvent::kDriverJobDefinitionEventFieldNumber, false},
+    {RayEvent::kDriverJobLifecycleEventFieldNumber, false},
+    {RayEvent::kNodeDefinitionEventFieldNumber, false},
+    {RayEvent::kNodeLifecycleEventFieldNumber, false},
+    {RayEvent::kActorDefinitionEventFieldNumber, false},
+    {RayEvent::kActorLifecycleEventFieldNumber, false},
+    {RayEvent::kPlacementGroupDefinitionEventFieldNumber, false},
+    {RayEvent::kPlacementGroupLifecycleEventFieldNumber, false},
+    {RayEvent::kSubmissionJobDefinitionEventFieldNumber, false},
+    {RayEvent::kSubmissionJobLifecycleEventFieldNumber, false},
+    {RayEvent::kWorkerDefinitionEventFieldNumber, false},
+    {RayEvent::kWorkerLifecycleEventFieldNumber, false},
+}};
+
+// Reads protobuf wire format; every method returns false on malformed input.
+class WireReader {
+ public:
+  explicit WireReader(std::string_view bytes)
+      : p_(reinterpret_cast<const uint8_t*>(bytes.data())), end_(p_ + bytes.size()) {}
+
+  bool AtEnd() const { return p_ == end_; }
+
+  bool Varint(uint64_t& value) {
+    value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_) return false;
+      const uint8_t byte = *p_++;
+      value |= static_cast<uint64_t>(byte & 0x7F) << shift;
+      if (byte < 0x80) return true;
+    }
+    return false;
+  }
+
+  bool Bytes(std::string_view& out) {
+    uint64_t length = 0;
+    if (!Varint(length) || length > static_cast<uint64_t>(end_ - p_)) return false;
+    out = std::string_view(reinterpret_cast<const char*>(p_), length);
+    p_ += length;
+    return true;
+  }
+
+  // Skips a value of `wire_type`; groups are not followed.
+  bool Skip(int wire_type) {
+    uint64_t ignored = 0;
+    std::string_view bytes;
+    switch (wire_type) {
+      case 0:
+        return Varint(ignored);
+      case 1:
+        return Advance(8);
+      case 2:
+        return Bytes(bytes);
+      case 5:
+        return Advance(4);
+      default:
+        return false;
+    }
+  }
+
+ private:
+  bool Advance(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) return false;
+    p_ += n;
+    return true;
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+struct PayloadFacts {
+  bool present = false;
+  std::string_view id;
+  int32_t attempt = 0;
+};
+
+bool ReadPayload(std::string_view bytes, PayloadFacts& facts) {
+  facts.present = true;
+  WireReader in(bytes);
+  while (!in.AtEnd()) {
+    uint64_t tag = 0;
+    if (!in.Varint(tag)) return false;
+    const uint64_t number = tag >> 3;
+    const int wire_type = static_cast<int>(tag & 7);
+    if (number == 1 && wire_type == 2) {
+      if (!in.Bytes(facts.id)) return false;
+    } else if (number == 2 && wire_type == 0) {
+      uint64_t attempt = 0;
+      if (!in.Varint(attempt)) return false;
+      facts.attempt = static_cast<int32_t>(attempt);
+    } else if (number == 0 || !in.Skip(wire_type)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+constexpr uint32_t PayloadFieldMask() {
+  uint32_t mask = 0;
+  for (const PayloadKind& kind : kPayloadKinds) mask |= uint32_t{1} << kind.field;
+  return mask;
+}
+
 }  // namespace
+
+std::optional<WireEventFacts> FactsOfWire(std::string_view wire) {
+  std::array<PayloadFacts, 32> payloads{};
+  std::string_view event_id;
+  int32_t event_type = 0;
+  WireReader in(wire);
+  while (!in.AtEnd()) {
+    uint64_t tag = 0;
+    if (!in.Varint(tag)) return std::nullopt;
+    const uint64_t number = tag >> 3;
+    const int wire_type = static_cast<int>(tag & 7);
+    if (number == 1 && wire_type == 2) {
+      if (!in.Bytes(event_id)) return std::nullopt;
+    } else if (number == 3 && wire_type == 0) {
+      uint64_t type = 0;
+      if (!in.Varint(type)) return std::nullopt;
+      event_type = static_cast<int32_t>(type);
+    } else if (number < payloads.size() && (PayloadFieldMask() >> number & 1) != 0 &&
+               wire_type == 2) {
+      std::string_view payload;
+      if (!in.Bytes(payload) || !ReadPayload(payload, payloads[number])) return std::nullopt;
+    } else if (number == 0 || !in.Skip(wire_type)) {
+      return std::nullopt;
+    }
+  }
+  WireEventFacts facts{event_type, EventKeys{HashEventId(event_id), 0}};
+  for (const PayloadKind& kind : kPayloadKinds) {
+    const PayloadFacts& payload = payloads[kind.field];
+    if (!payload.present) continue;
+    facts.keys.entity_key =
+        EntityHash(kind.field, payload.id, kind.with_attempt ? payload.attempt : 0);
+    break;
+  }
+  return facts;
+}
 
 EventKeys KeysOf(const ray::rpc::events::RayEvent& event) {
   const uint64_t id_hash = HashEventId(event.event_id());

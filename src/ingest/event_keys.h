@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace ray::rpc::events {
 class RayEvent;
@@ -21,5 +23,17 @@ struct EventKeys {
 // submission job and worker events by their id. The payload's field number is
 // part of the key, so a definition never merges with a lifecycle event.
 EventKeys KeysOf(const ray::rpc::events::RayEvent& event);
+
+// What ingest needs of a serialized RayEvent, read straight from its bytes.
+struct WireEventFacts {
+  int32_t event_type = 0;
+  EventKeys keys;
+};
+
+// The same facts KeysOf and event_type() give after parsing `wire`, under
+// protobuf's rules for a field that occurs more than once (the last scalar
+// wins, messages merge), without parsing it. nullopt for bytes this reader
+// does not follow (malformed, or groups): parse those instead.
+std::optional<WireEventFacts> FactsOfWire(std::string_view wire);
 
 }  // namespace rayagg

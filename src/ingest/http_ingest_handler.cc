@@ -8,7 +8,7 @@
 
 #include "http/content_encoding.h"
 #include "ingest/event_keys.h"
-#include "ingest/json_event_parser.h"
+#include "json/event_json_parser.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
 namespace rayagg {
@@ -30,11 +30,49 @@ HttpServerResponse ErrorResponse(const HttpRequest& request, http::status status
   return JsonResponse(request, status, Json{{"error", std::move(message)}});
 }
 
+// The transcoder's own output is always readable by FactsOfWire; parsing is
+// the safety net, not a path taken.
+WireEventFacts FactsByParsing(std::string_view bytes) {
+  ray::rpc::events::RayEvent event;
+  if (!event.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return {};
+  return WireEventFacts{static_cast<int32_t>(event.event_type()), KeysOf(event)};
+}
+
 }  // namespace
+
+struct HttpIngestHandler::Workspace {
+  explicit Workspace(std::shared_ptr<const WireSchema> schema) : parser(std::move(schema)) {}
+  EventJsonParser parser;
+  EventJsonBatch batch;
+  std::vector<IncomingEvent> events;  // views into batch
+};
 
 HttpIngestHandler::HttpIngestHandler(EventAppender& appender, IngestCounters& counters,
                                      spdlog::logger& logger, uint64_t max_body_bytes)
-    : appender_(appender), counters_(counters), logger_(logger), max_body_bytes_(max_body_bytes) {}
+    : appender_(appender),
+      counters_(counters),
+      logger_(logger),
+      max_body_bytes_(max_body_bytes),
+      schema_(EventJsonParser::RayEventSchema()) {}
+
+HttpIngestHandler::~HttpIngestHandler() = default;
+
+std::unique_ptr<HttpIngestHandler::Workspace> HttpIngestHandler::Acquire() {
+  {
+    const std::lock_guard lock(idle_mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<Workspace> workspace = std::move(idle_.back());
+      idle_.pop_back();
+      return workspace;
+    }
+  }
+  return std::make_unique<Workspace>(schema_);
+}
+
+void HttpIngestHandler::Release(std::unique_ptr<Workspace> workspace) {
+  const std::lock_guard lock(idle_mutex_);
+  idle_.push_back(std::move(workspace));
+}
 
 void HttpIngestHandler::HandleAsync(HttpRequest& request, HttpResponder respond) {
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
@@ -62,60 +100,55 @@ void HttpIngestHandler::HandleAsync(HttpRequest& request, HttpResponder respond)
     }
   }
 
-  // One pass over the text, no DOM (ingest/json_event_parser.h); what it
-  // reports only counts once the whole body turned out to be a JSON array.
-  std::vector<std::string> serialized;  // IncomingEvent holds views of these
-  std::vector<IncomingEvent> events;
-  struct Rejection {
-    size_t index;
-    int32_t claimed_type;
-    std::string reason;
-  };
-  std::vector<Rejection> rejections;
-  const absl::Status parsed = ParseEventArray(
-      *body, EventArrayCallbacks{
-                 .on_event =
-                     [&](size_t, ray::rpc::events::RayEvent& event) {
-                       const EventKeys keys = KeysOf(event);
-                       serialized.push_back(event.SerializeAsString());
-                       events.push_back(IncomingEvent{{},
-                                                      static_cast<int32_t>(event.event_type()),
-                                                      keys.event_id_hash,
-                                                      keys.entity_key});
-                     },
-                 .on_error =
-                     [&](size_t index, int32_t claimed_type, std::string reason) {
-                       rejections.push_back(Rejection{index, claimed_type, std::move(reason)});
-                     }});
-  if (!parsed.ok()) {
+  std::unique_ptr<Workspace> workspace = Acquire();
+  Ingest(*body, *workspace, request, respond);
+  Release(std::move(workspace));
+}
+
+void HttpIngestHandler::Ingest(std::string& body, Workspace& workspace, HttpRequest& request,
+                               HttpResponder& respond) {
+  // What the parser reports only counts once the whole body turned out to be
+  // a JSON array.
+  EventJsonBatch& batch = workspace.batch;
+  if (const absl::Status parsed = workspace.parser.ParseArray(body, batch); !parsed.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(parsed.message());
     if (auto suppressed = reject_log_limiter_.Allow()) {
       logger_.warn("rejected HTTP ingest request: {} bytes={} suppressed_warnings={}", message,
-                   body->size(), *suppressed);
+                   body.size(), *suppressed);
     }
     respond(ErrorResponse(request, http::status::bad_request, message));
     return;
   }
-  const size_t elements = events.size() + rejections.size();
+  std::vector<IncomingEvent>& events = workspace.events;
+  events.clear();
+  for (const EventJsonBatch::Event& event : batch.events()) {
+    const std::string_view bytes = batch.bytes(event);
+    std::optional<WireEventFacts> facts = FactsOfWire(bytes);
+    if (!facts) facts = FactsByParsing(bytes);
+    events.push_back(
+        IncomingEvent{bytes, facts->event_type, facts->keys.event_id_hash, facts->keys.entity_key});
+  }
+  const size_t elements = batch.elements();
   counters_.received_events.fetch_add(elements, std::memory_order_relaxed);
   Json rejected = Json::array();
-  for (Rejection& rejection : rejections) {
+  for (const EventJsonBatch::Rejection& rejection : batch.rejections()) {
     counters_.drops.Add(DropReason::kBadElement, rejection.claimed_type);
-    rejected.push_back(Json{{"index", rejection.index}, {"reason", std::move(rejection.reason)}});
+    rejected.push_back(Json{{"index", rejection.index}, {"reason", rejection.reason}});
   }
-  for (size_t i = 0; i < events.size(); ++i) events[i].bytes = serialized[i];
-  if (!rejected.empty()) {
+  if (!batch.rejections().empty()) {
     // Positions only: reasons may quote values, and event contents never reach the log.
     if (auto suppressed = bad_element_log_limiter_.Allow()) {
       logger_.warn(
           "HTTP ingest dropped {} of {} elements as bad_element (first: #{}) "
           "suppressed_warnings={}",
-          rejections.size(), elements, rejections.front().index, *suppressed);
+          batch.rejections().size(), elements, batch.rejections().front().index, *suppressed);
     }
   }
 
-  // `request` stays valid until `respond` is called (HttpServer's contract).
+  // `request` stays valid until `respond` is called (HttpServer's contract);
+  // the events (views into the workspace) are copied before AppendAsync
+  // returns, so the workspace can be reused at once.
   appender_.AppendAsync(
       events, [this, &request, accepted = events.size(), rejected = std::move(rejected),
                respond = std::move(respond)](absl::Status appended) mutable {

@@ -1,6 +1,7 @@
 // POST handler for Ray's JSON export (RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR
 // pointed at us): a JSON array of RayEvents in proto3 JSON, lowerCamelCase or
-// snake_case keys, optionally gzip/deflate encoded. Every element that maps to
+// snake_case keys, optionally gzip/deflate encoded, transcoded straight to
+// wire bytes (json/event_json_parser.h). Every element that maps to
 // a RayEvent enters the event log like a gRPC event (dedup, coalescing, every
 // sink). Ray's agent retries every status >= 400 forever, so a bad element is
 // dropped, counted (reason bad_element) and listed in the 200 answer instead of
@@ -11,6 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "http/http_server.h"
 #include "ingest/ingest_counters.h"
@@ -23,10 +27,14 @@ class logger;
 
 namespace rayagg {
 
+class WireSchema;
+
 class HttpIngestHandler {
  public:
   HttpIngestHandler(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
                     uint64_t max_body_bytes);
+
+  ~HttpIngestHandler();
 
   // An HttpServer async route: parses on the calling (listener) thread and
   // answers through `respond` once the log has the events — with a spool,
@@ -36,6 +44,14 @@ class HttpIngestHandler {
   void HandleAsync(HttpRequest& request, HttpResponder respond);
 
  private:
+  // A parser and its buffers, reused request after request: one per request
+  // being handled at once, so no more than the server's threads.
+  struct Workspace;
+  std::unique_ptr<Workspace> Acquire();
+  void Ingest(std::string& body, Workspace& workspace, HttpRequest& request,
+              HttpResponder& respond);
+  void Release(std::unique_ptr<Workspace> workspace);
+
   EventAppender& appender_;
   IngestCounters& counters_;
   spdlog::logger& logger_;
@@ -45,6 +61,9 @@ class HttpIngestHandler {
   // gRPC ingest does.
   LogRateLimiter reject_log_limiter_{std::chrono::seconds(10)};
   LogRateLimiter bad_element_log_limiter_{std::chrono::seconds(10)};
+  std::shared_ptr<const WireSchema> schema_;
+  std::mutex idle_mutex_;
+  std::vector<std::unique_ptr<Workspace>> idle_;
 };
 
 }  // namespace rayagg

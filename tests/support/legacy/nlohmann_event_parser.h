@@ -1,13 +1,11 @@
-// proto3 JSON -> protobuf messages through reflection: the reverse of the
-// form Ray's agent posts (docs/CONFIG.md "http_ingest", behaviour reference
-// §7). ParseEventArray parses a whole body in one SAX pass (what ingest
-// uses); JsonToMessage converts one already parsed value (DOM), and the two
-// agree element for element (tests/unit/ingest/json_event_parser_test.cc).
+// The HTTP ingest parser before issue 17 (nlohmann_json SAX events driving
+// protobuf reflection), kept unchanged as the baseline of
+// rayagg-json-ingest-bench and as the oracle of the differential tests of
+// json/event_json_parser.h, which must answer exactly as it did.
 //
-// Why not protobuf's JsonStringToMessage: with ignore_unknown_fields it also
-// silently turns an unknown enum *name* into the default value, so an event
-// from a newer Ray would enter the buffer with a wrong type or state instead
-// of being reported; and it is 3.7x slower (docs/PERFORMANCE.md).
+// proto3 JSON -> protobuf messages through reflection. ParseEventArray parses
+// a whole body in one SAX pass; JsonToMessage converts one already parsed
+// value (DOM), and the two agree element for element.
 //
 // Accepted, as protobuf's parser accepts them: lowerCamelCase or snake_case
 // keys; unknown keys ignored; null = the field's default; 64-bit integers as
@@ -15,8 +13,7 @@
 // base64, padding optional; enums by name or number (an unknown number is
 // kept, an unknown name is an error); Timestamp as RFC 3339; maps with
 // string, integer or bool keys. Other well-known types go through protobuf's
-// own parser in JsonToMessage and are refused by ParseEventArray (Ray's
-// events use none).
+// own parser in JsonToMessage and are refused by ParseEventArray.
 #pragma once
 
 #include <google/protobuf/message.h>
@@ -33,7 +30,7 @@ namespace ray::rpc::events {
 class RayEvent;
 }
 
-namespace rayagg {
+namespace rayagg::legacy {
 
 // What ParseEventArray reports, element by element, in array order.
 struct EventArrayCallbacks {
@@ -58,4 +55,4 @@ absl::Status ParseEventArray(std::string_view body, const EventArrayCallbacks& c
 // event's contents.
 absl::Status JsonToMessage(const nlohmann::json& value, google::protobuf::Message& message);
 
-}  // namespace rayagg
+}  // namespace rayagg::legacy

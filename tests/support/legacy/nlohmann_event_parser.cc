@@ -1,4 +1,4 @@
-#include "ingest/json_event_parser.h"
+#include "support/legacy/nlohmann_event_parser.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/timestamp.pb.h>
@@ -17,7 +17,7 @@
 #include "common/event_type_names.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
-namespace rayagg {
+namespace rayagg::legacy {
 namespace {
 
 namespace pb = google::protobuf;
@@ -621,4 +621,4 @@ absl::Status JsonToMessage(const nlohmann::json& value, google::protobuf::Messag
                                                         : error->path + ": " + error->message);
 }
 
-}  // namespace rayagg
+}  // namespace rayagg::legacy
