@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -34,7 +35,9 @@ constexpr char kUsage[] =
     "usage: rayagg-http-loadgen --url http://127.0.0.1:PORT/v1/events --total N [options]\n"
     "  --batch N        events per POST (default 1000)\n"
     "  --concurrency N  threads, each with its own keep-alive connection (default 2)\n"
-    "  --snake-case 1   snake_case keys (Ray's ..._PRESERVE_PROTO_FIELD_NAME=1)\n";
+    "  --snake-case 1   snake_case keys (Ray's ..._PRESERVE_PROTO_FIELD_NAME=1)\n"
+    "  --write-bodies FILE  write the bodies to FILE, one per line, and send nothing\n"
+    "                   (for rayagg-http-blast; --url is then not needed)\n";
 
 // Python's json.dumps separators: ", " and ": " outside strings.
 std::string WithPythonSeparators(std::string_view json) {
@@ -131,10 +134,8 @@ void Worker(const Url& url, const std::vector<std::string>& bodies, std::atomic<
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bench::Flags flags(argc, argv, {"url", "batch", "concurrency", "total", "snake-case"},
-                           kUsage);
-  auto url = ParseUrl(flags.String("url", ""));
-  if (!url.ok()) flags.Fail("--url: " + std::string(url.status().message()));
+  const bench::Flags flags(
+      argc, argv, {"url", "batch", "concurrency", "total", "snake-case", "write-bodies"}, kUsage);
   const size_t batch = flags.Uint("batch", 1000);
   const size_t concurrency = flags.Uint("concurrency", 2);
   const size_t total = flags.Uint("total", 0);
@@ -145,6 +146,19 @@ int main(int argc, char** argv) {
       BuildBodies((total + batch - 1) / batch, batch, flags.Uint("snake-case", 0) != 0);
   uint64_t body_bytes = 0;
   for (const auto& body : bodies) body_bytes += body.size();
+  if (flags.Has("write-bodies")) {
+    // JSON text has no raw newline (strings escape it): one body per line.
+    std::ofstream out(flags.String("write-bodies", ""), std::ios::trunc);
+    for (const auto& body : bodies) out << body << '\n';
+    out.close();
+    if (!out) flags.Fail("--write-bodies: cannot write the file");
+    std::cout << "bodies=" << bodies.size() << " events=" << bodies.size() * batch
+              << " body_bytes_per_event=" << body_bytes / std::max<size_t>(1, bodies.size() * batch)
+              << std::endl;
+    return 0;
+  }
+  auto url = ParseUrl(flags.String("url", ""));
+  if (!url.ok()) flags.Fail("--url: " + std::string(url.status().message()));
 
   Totals totals;
   std::atomic<size_t> next{0};

@@ -126,6 +126,9 @@ class HttpServer {
   };
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
+  asio::awaitable<boost::system::error_code> ReadBody(beast::tcp_stream& stream,
+                                                      beast::flat_buffer& buffer, size_t length,
+                                                      std::string& body);
   asio::awaitable<HttpServerResponse> Dispatch(HttpRequest& request);
   asio::awaitable<HttpServerResponse> CallAsync(const AsyncHttpHandler& handler,
                                                 HttpRequest& request);

@@ -31,6 +31,9 @@ class RawHttpClient {
 
   void Send(const std::string& bytes) { asio::write(socket_, asio::buffer(bytes)); }
 
+  // Half-closes the connection: the server sees the end of what we send.
+  void ShutdownSend() { socket_.shutdown(asio::ip::tcp::socket::shutdown_send); }
+
   // Reads one response; `head` for the answer to a HEAD request or an
   // interim 1xx (no body).
   http::response<http::string_body> Read(bool head = false) {

@@ -279,6 +279,40 @@ TEST_F(HttpServerTest, MalformedRequestIs400AndClosed) {
   EXPECT_EQ(server_->counters().bad_requests.load(), 1u);
 }
 
+TEST_F(HttpServerTest, PipelinedRequestsWithBodiesAreAnsweredInOrder) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n[1]"
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n[2,3]");
+  EXPECT_EQ(client.Read().body(), "POST /v1/events [1]");
+  EXPECT_EQ(client.Read().body(), "POST /v1/events [2,3]");
+}
+
+TEST_F(HttpServerTest, LargeBodyArrivingInPiecesReachesTheHandlerWhole) {
+  StartServer(HttpServerOptions{.max_body_bytes = 8 << 20, .body_spare_bytes = 64});
+  RawClient client(server_->port());
+  std::string body(3 << 20, ' ');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  client.Send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 1000));
+  for (size_t at = 1000; at < body.size(); at += 100'000) client.Send(body.substr(at, 100'000));
+  const auto response = client.Read();
+  EXPECT_EQ(response.result_int(), 200u);
+  EXPECT_TRUE(response.body() == "POST /v1/events " + body);
+}
+
+// The peer gave up (not malformed HTTP): the connection closes, nothing is handled.
+TEST_F(HttpServerTest, BodyCutShortByTheClientIsDropped) {
+  StartServer();
+  RawClient client(server_->port());
+  client.Send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n[1");
+  client.ShutdownSend();
+  EXPECT_EQ(client.ReadUntilClosed(), "");
+  EXPECT_EQ(server_->counters().bad_requests.load(), 0u);
+  EXPECT_EQ(server_->counters().requests.load(), 0u);
+}
+
 TEST_F(HttpServerTest, ExpectContinueGetsInterimResponse) {
   StartServer();
   RawClient client(server_->port());
