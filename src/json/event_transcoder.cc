@@ -636,7 +636,6 @@ bool EventTranscoder::ReadScalar(std::string_view token, Scalar& out) {
       out.type = Scalar::Type::kNull;
       return token == "null";
     default: {
-      if (JsonNumberPrefix(token) != token.size()) return false;
       const auto number = ParseJsonNumber(token);
       if (!number) return false;
       out.type = Scalar::Type::kNumber;

@@ -173,8 +173,41 @@ std::optional<JsonNumber> ParseJsonNumber(std::string_view token) {
   const char* begin = token.data();
   const char* end = begin + token.size();
   JsonNumber number;
-  if (token.find_first_of(".eE") == std::string_view::npos) {
-    if (token.front() == '-') {
+  // One pass over the grammar; the integers Ray sends (attempts, pids, short
+  // counts) are added up on the way, anything longer goes to from_chars.
+  const bool negative = begin < end && *begin == '-';
+  const char* p = begin + (negative ? 1 : 0);
+  const char* digits = p;
+  if (p == end || !IsDigit(*p)) return std::nullopt;
+  uint64_t value = 0;
+  if (*p == '0') {
+    ++p;
+  } else {
+    for (; p < end && IsDigit(*p); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
+  }
+  if (p == end && p - digits <= 18) {  // cannot overflow
+    if (negative) {
+      number.kind = JsonNumber::Kind::kSigned;
+      number.signed_value = -static_cast<int64_t>(value);
+    } else {
+      number.kind = JsonNumber::Kind::kUnsigned;
+      number.unsigned_value = value;
+    }
+    return number;
+  }
+  const bool integer = p == end;
+  if (p < end && *p == '.') {
+    if (++p == end || !IsDigit(*p)) return std::nullopt;
+    while (p < end && IsDigit(*p)) ++p;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    if (++p < end && (*p == '+' || *p == '-')) ++p;
+    if (p == end || !IsDigit(*p)) return std::nullopt;
+    while (p < end && IsDigit(*p)) ++p;
+  }
+  if (p != end) return std::nullopt;
+  if (integer) {
+    if (negative) {
       const auto [ptr, ec] = std::from_chars(begin, end, number.signed_value);
       if (ec == std::errc() && ptr == end) {
         number.kind = JsonNumber::Kind::kSigned;
@@ -197,7 +230,7 @@ std::optional<JsonNumber> ParseJsonNumber(std::string_view token) {
     const std::string copy(token);
     number.float_value = std::strtod(copy.c_str(), nullptr);
   } else if (ec != std::errc() || ptr != end) {
-    return std::nullopt;  // not reached for a token JsonNumberPrefix accepted
+    return std::nullopt;
   }
   if (!std::isfinite(number.float_value)) return std::nullopt;
   return number;

@@ -37,9 +37,9 @@ struct JsonNumber {
 // the text does not start with a complete number (a lexer error).
 size_t JsonNumberPrefix(std::string_view text);
 
-// The value of `token`, which must be a whole JSON number (JsonNumberPrefix
-// == size). nullopt when it is a double too large to be finite, which
-// nlohmann_json reports as a parse error.
+// The value of `token`. nullopt when it is not exactly one JSON number, or
+// is a double too large to be finite (which nlohmann_json reports as a parse
+// error).
 std::optional<JsonNumber> ParseJsonNumber(std::string_view token);
 
 // Appends the unescaped content of a JSON string (without its quotes) to

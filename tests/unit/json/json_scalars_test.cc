@@ -189,6 +189,40 @@ TEST(JsonScalarsTest, NumbersAreClassifiedLikeNlohmannJson) {
   }
 }
 
+// Random number-like tokens: accepted exactly when nlohmann_json accepts the
+// text as a whole document, with the same class and value.
+TEST(JsonScalarsTest, NumberTokensAgreeWithNlohmannJson) {
+  std::mt19937_64 rng(1e6);
+  const std::string alphabet = "0123456789-+.eE";
+  size_t accepted = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    std::string token(1 + rng() % 24, ' ');
+    for (char& c : token) c = alphabet[rng() % (i % 3 == 0 ? alphabet.size() : 10)];
+    if (i % 5 == 0) token[0] = '-';
+    const auto ours = ParseJsonNumber(token);
+    const nlohmann::json theirs = nlohmann::json::parse(token, nullptr, /*allow_exceptions=*/false);
+    ASSERT_EQ(ours.has_value(), !theirs.is_discarded()) << token;
+    if (!ours) continue;
+    ++accepted;
+    switch (ours->kind) {
+      case JsonNumber::Kind::kUnsigned:
+        ASSERT_TRUE(theirs.is_number_unsigned()) << token;
+        ASSERT_EQ(ours->unsigned_value, theirs.get<uint64_t>()) << token;
+        break;
+      case JsonNumber::Kind::kSigned:
+        ASSERT_TRUE(theirs.is_number_integer() && !theirs.is_number_unsigned()) << token;
+        ASSERT_EQ(ours->signed_value, theirs.get<int64_t>()) << token;
+        break;
+      case JsonNumber::Kind::kFloat:
+        ASSERT_TRUE(theirs.is_number_float()) << token;
+        ASSERT_EQ(ours->float_value, theirs.get<double>()) << token;
+        ASSERT_EQ(std::signbit(ours->float_value), std::signbit(theirs.get<double>())) << token;
+        break;
+    }
+  }
+  EXPECT_GT(accepted, 50'000u);
+}
+
 TEST(JsonScalarsTest, EscapesFollowRfc8259) {
   std::string out;
   ASSERT_TRUE(
