@@ -212,8 +212,8 @@ Step EventTranscoder::Message(od::object& object, const WireMessage& message, bo
   uint64_t seen = 0;  // bit i: field i was set (bits wrap above 64 fields: then written always)
   bool rejected = false;
   for (auto member : object) {
-    od::field field;
-    if (std::move(member).get(field) != simdjson::SUCCESS) return Step::kInvalid;
+    if (member.error() != simdjson::SUCCESS) return Step::kInvalid;
+    od::field&& field = std::move(member).value_unsafe();  // no copy of the field
     od::value& value = field.value();
     const std::string_view token = value.raw_json_token();
     std::string escaped_key;
@@ -299,8 +299,8 @@ Step EventTranscoder::Repeated(od::value& value, std::string_view token, const W
   size_t index = 0;
   bool rejected = false;
   for (auto item : array) {
-    od::value element;
-    if (std::move(item).get(element) != simdjson::SUCCESS) return Step::kInvalid;
+    if (item.error() != simdjson::SUCCESS) return Step::kInvalid;
+    od::value&& element = std::move(item).value_unsafe();
     const std::string_view element_token = element.raw_json_token();
     if (element_token.empty()) return Step::kInvalid;
     if (rejected) {
@@ -349,8 +349,8 @@ Step EventTranscoder::Map(od::value& value, std::string_view token, const WireFi
   const WireField& value_field = entry.fields[1];
   bool rejected = false;
   for (auto member : object) {
-    od::field item;
-    if (std::move(member).get(item) != simdjson::SUCCESS) return Step::kInvalid;
+    if (member.error() != simdjson::SUCCESS) return Step::kInvalid;
+    od::field&& item = std::move(member).value_unsafe();
     od::value& item_value = item.value();
     const std::string_view item_token = item_value.raw_json_token();
     std::string escaped_key;
@@ -660,8 +660,8 @@ Step EventTranscoder::ValidateObject(od::value& value) {
   od::object object;
   if (value.get_object().get(object) != simdjson::SUCCESS) return Step::kInvalid;
   for (auto member : object) {
-    od::field field;
-    if (std::move(member).get(field) != simdjson::SUCCESS) return Step::kInvalid;
+    if (member.error() != simdjson::SUCCESS) return Step::kInvalid;
+    od::field&& field = std::move(member).value_unsafe();  // no copy of the field
     od::value& inner = field.value();
     const std::string_view inner_token = inner.raw_json_token();
     std::string escaped_key;
@@ -676,8 +676,8 @@ Step EventTranscoder::ValidateArray(od::value& value) {
   od::array array;
   if (value.get_array().get(array) != simdjson::SUCCESS) return Step::kInvalid;
   for (auto item : array) {
-    od::value element;
-    if (std::move(item).get(element) != simdjson::SUCCESS) return Step::kInvalid;
+    if (item.error() != simdjson::SUCCESS) return Step::kInvalid;
+    od::value&& element = std::move(item).value_unsafe();
     if (const Step step = Validate(element, element.raw_json_token()); step != Step::kOk) {
       return step;
     }
