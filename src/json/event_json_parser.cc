@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -74,6 +76,15 @@ Shape ShapeOf(std::string_view body) {
 // nlohmann_json skipped a UTF-8 byte order mark at the start.
 size_t ByteOrderMarkSize(std::string_view body) { return body.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
 
+// nlohmann_json read a NUL byte as the end of the input: what follows one
+// outside a string was ignored ("[]\0anything" was accepted), and one inside
+// a string made the text invalid, as the cut-off text is.
+size_t LengthBeforeNul(std::string_view text) {
+  const void* nul = std::memchr(text.data(), '\0', text.size());
+  return nul == nullptr ? text.size()
+                        : static_cast<size_t>(static_cast<const char*>(nul) - text.data());
+}
+
 }  // namespace
 
 void EventJsonBatch::Clear() {
@@ -125,7 +136,7 @@ struct EventJsonParser::Impl {
       EventJsonBatch::Event event;
       EventJsonBatch::Rejection rejection;
       const Step step = transcoder.Element(element, one_index.value_or(index), event, rejection);
-      if (step == Step::kTooDeep) return Refusal(simdjson::DEPTH_ERROR, invalid);
+      if (step == Step::kTooDeep) return TooDeep(input, invalid);
       if (step == Step::kInvalid) return invalid;
       if (step == Step::kOk) {
         out.events_.push_back(event);
@@ -142,11 +153,18 @@ struct EventJsonParser::Impl {
   }
 
   static absl::Status Refusal(simdjson::error_code error, const absl::Status& invalid) {
-    if (error == simdjson::DEPTH_ERROR) {
-      return absl::InvalidArgumentError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                        " levels");
-    }
+    if (error == simdjson::DEPTH_ERROR) return TooDeep(std::string_view(), invalid);
     return invalid;
+  }
+
+  // Nesting beyond kMaxJsonDepth stops the transcoder's recursion. Whether
+  // the text is valid JSON at all is then told by nlohmann_json's
+  // non-recursive checker, so that invalid text keeps the answer it always
+  // had; only valid text that deep gets the depth error.
+  static absl::Status TooDeep(std::string_view text, const absl::Status& invalid) {
+    if (!text.empty() && !nlohmann::json::accept(text.begin(), text.end())) return invalid;
+    return absl::InvalidArgumentError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                      " levels");
   }
 
   void ResetParser() {
@@ -176,6 +194,7 @@ std::shared_ptr<const WireSchema> EventJsonParser::RayEventSchema() {
 absl::Status EventJsonParser::ParseArray(std::string_view body, EventJsonBatch& out) {
   out.Clear();
   body.remove_prefix(ByteOrderMarkSize(body));
+  body = body.substr(0, LengthBeforeNul(body));
   switch (ShapeOf(body)) {
     case Shape::kNotArray:
       return absl::InvalidArgumentError("body is not a JSON array of events");
@@ -197,7 +216,8 @@ absl::Status EventJsonParser::ParseArray(std::string_view body, EventJsonBatch& 
 absl::Status EventJsonParser::ParseArray(std::string& body, EventJsonBatch& out) {
   out.Clear();
   const size_t skip = ByteOrderMarkSize(body);
-  const std::string_view text = std::string_view(body).substr(skip);
+  std::string_view text = std::string_view(body).substr(skip);
+  text = text.substr(0, LengthBeforeNul(text));
   switch (ShapeOf(text)) {
     case Shape::kNotArray:
       return absl::InvalidArgumentError("body is not a JSON array of events");
@@ -210,12 +230,13 @@ absl::Status EventJsonParser::ParseArray(std::string& body, EventJsonBatch& out)
     body.reserve(body.size() + kJsonSpareBytes);
   }
   return impl_->Parse(
-      simdjson::padded_string_view(body.data() + skip, body.size() - skip, body.capacity() - skip),
-      out, std::nullopt);
+      simdjson::padded_string_view(body.data() + skip, text.size(), body.capacity() - skip), out,
+      std::nullopt);
 }
 
 absl::Status EventJsonParser::ParseOne(std::string_view json, size_t index, EventJsonBatch& out) {
   json.remove_prefix(ByteOrderMarkSize(json));
+  json = json.substr(0, LengthBeforeNul(json));
   std::string& padded = impl_->padded;
   padded.reserve(json.size() + 2 + kJsonSpareBytes);
   padded.assign("[");

@@ -611,6 +611,11 @@ Step EventTranscoder::Timestamp(od::value& value, std::string_view token, const 
 }
 
 bool EventTranscoder::ReadScalar(std::string_view token, Scalar& out) {
+  // The raw token runs up to the next structural character. A scalar is
+  // left for On Demand to skip, which takes a string followed by ':' for a
+  // key and skips the colon and the value after it too: only keys may be
+  // followed by ':', so that is invalid JSON here ("[\"a\": 1]").
+  if (token.front() == '"' && token.data()[token.size()] == ':') return false;
   token = TrimRight(token);
   switch (token.front()) {
     case '"': {

@@ -105,7 +105,8 @@ class EventTranscoder {
 
   // --- JSON checks ---------------------------------------------------------
 
-  // Reads a scalar token (string, number, literal); false if it is not valid JSON.
+  // Reads a scalar's raw token (string, number, literal, up to the next
+  // structural character); false if it is not valid JSON.
   bool ReadScalar(std::string_view token, Scalar& out);
 
   // Reads a value whole only to check that it is valid JSON.

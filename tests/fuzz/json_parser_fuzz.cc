@@ -3,7 +3,8 @@
 // (support/legacy/nlohmann_event_parser.h); both must refuse the body with
 // the same message, or answer element for element the same (accepted with
 // equal events, or rejected with the same reason and claimed type). Any
-// difference aborts with both answers printed.
+// difference aborts with both answers printed, except the one intended:
+// valid JSON nested deeper than kMaxJsonDepth, which the legacy parser took.
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -90,6 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   const Answer ours = Ours(body);
   const Answer legacy = Legacy(body);
+  // The one intended difference: valid JSON nested deeper than
+  // rayagg::kMaxJsonDepth, which the legacy parser accepted.
+  if (ours.status.starts_with("JSON nested deeper than") && legacy.status.empty()) return 0;
   bool same = ours.status == legacy.status && ours.lines == legacy.lines;
   google::protobuf::util::DefaultFieldComparator comparator;
   comparator.set_treat_nan_as_equal(true);

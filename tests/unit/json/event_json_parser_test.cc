@@ -495,44 +495,17 @@ TEST(EventJsonParserTest, RefusesBodiesThatAreNotArraysLikeTheLegacyParser) {
     EXPECT_EQ(OursOnBody(body).status, "body is not a JSON array of events") << body;
     ExpectSameAsLegacy(body);
   }
-  for (const char* body : {"",
-                           " ",
-                           "[",
-                           "[{]",
-                           "[1,]",
-                           "[] []",
-                           "[{\"a\": tru}]",
-                           "[1 2]",
-                           "[01]",
-                           "[1.]",
-                           "[-]",
-                           "[1e]",
-                           "[1e400]",
-                           "[{\"a\": 1e400}]",
-                           "[\"\\ud800\"]",
-                           "[\"\\udc00\"]",
-                           "[\"\\x\"]",
-                           "[{\"\\q\": 1}]",
-                           "[\"a\x01\"]",
-                           "[\"\xc3\"]",
-                           "[\xff]",
-                           "[1]]",
-                           "[1]x",
-                           "[truefalse]",
-                           "[{\"a\" 1}]",
-                           "[{\"a\": 1 \"b\": 2}]",
-                           "[{\"a\": [}]",
-                           "[nul]",
-                           "tru",
-                           "-",
-                           "\"x",
-                           "\"\\u12\"",
-                           "\"\x01\"",
-                           "1e999",
-                           "[{\"message\": \"ok\"}, {\"a\": [1, 2,]}]",
-                           "[{\"unknown\": {\"deep\": [1, {\"x\": \"\\uDEAD\"}]}}]",
-                           "\xEF\xBB",
-                           "\xEF\xBB\xBF"}) {
+  for (const char* body :
+       {"", " ", "[", "[{]", "[1,]", "[] []", "[{\"a\": tru}]", "[1 2]", "[01]", "[1.]", "[-]",
+        "[1e]", "[1e400]", "[{\"a\": 1e400}]", "[\"\\ud800\"]", "[\"\\udc00\"]", "[\"\\x\"]",
+        "[{\"\\q\": 1}]", "[\"a\x01\"]", "[\"\xc3\"]", "[\xff]", "[1]]", "[1]x", "[truefalse]",
+        "[{\"a\" 1}]", "[{\"a\": 1 \"b\": 2}]", "[{\"a\": [}]", "[nul]", "tru", "-", "\"x",
+        "\"\\u12\"", "\"\x01\"", "1e999", "[{\"message\": \"ok\"}, {\"a\": [1, 2,]}]",
+        "[{\"unknown\": {\"deep\": [1, {\"x\": \"\\uDEAD\"}]}}]", "\xEF\xBB", "\xEF\xBB\xBF",
+        // a string followed by ':' where only a value may be (On
+        // Demand alone would skip it as if it were a key)
+        "[\"a\": 1]", "[{}, \"nodeId\": \"x\"]", "[{\"message\": \"x\": 1}]",
+        "[{\"unknown\": [\"a\": 1]}]", "[{\"unknown\": \"a\": {}}]", "[1: 2]", "[{\"a\": 1: 2}]"}) {
     EXPECT_EQ(OursOnBody(body).status, "body is not valid JSON") << body;
     ExpectSameAsLegacy(body);
   }
@@ -540,6 +513,13 @@ TEST(EventJsonParserTest, RefusesBodiesThatAreNotArraysLikeTheLegacyParser) {
     EXPECT_EQ(OursOnBody(body).status, "") << body;
     ExpectSameAsLegacy(body);
   }
+  // A NUL byte ends the text, as it did for nlohmann_json.
+  using namespace std::string_literals;
+  for (const std::string& body : {"[]\0"s, "[{}] \0 garbage ]]"s, "[\"a\0\"]"s, "[\0]"s, "\0[]"s}) {
+    ExpectSameAsLegacy(body);
+  }
+  EXPECT_EQ(OursOnBody("[{}] \0 garbage ]]"s).status, "");
+  EXPECT_EQ(OursOnBody("[\"a\0\"]"s).status, "body is not valid JSON");
 }
 
 TEST(EventJsonParserTest, RefusesNestingDeeperThanTheLimit) {
@@ -550,6 +530,10 @@ TEST(EventJsonParserTest, RefusesNestingDeeperThanTheLimit) {
   const std::string shallow = "[{\"unknown\": " + std::string(kMaxJsonDepth - 3, '[') +
                               std::string(kMaxJsonDepth - 3, ']') + "}]";
   EXPECT_EQ(OursOnBody(shallow).status, "");
+  // Text that deep which is not even valid JSON keeps the legacy answer.
+  const std::string deep_and_invalid = "[" + std::string(kMaxJsonDepth + 10, '[') + " :]";
+  EXPECT_EQ(OursOnBody(deep_and_invalid).status, "body is not valid JSON");
+  ExpectSameAsLegacy(deep_and_invalid);
 }
 
 // --- the API for JSON Lines and reuse --------------------------------------
