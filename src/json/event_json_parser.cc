@@ -169,7 +169,12 @@ struct EventJsonParser::Impl {
 
   void ResetParser() {
     parser = od::parser();
-    if (parser.allocate(64 * 1024, kMaxJsonDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+    // simdjson counts the document itself as a level and the transcoder
+    // stops only past kMaxJsonDepth: headroom so that simdjson's own depth
+    // (checked by its development assertions) is never exceeded first.
+    if (parser.allocate(64 * 1024, kMaxJsonDepth + 2) != simdjson::SUCCESS) {
+      throw std::bad_alloc();
+    }
   }
 
   std::shared_ptr<const WireSchema> schema;

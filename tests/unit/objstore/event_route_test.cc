@@ -40,7 +40,8 @@ TEST(EventRouteTest, RoutesEveryTypeByTheCollectorsRule) {
   const std::vector<RayEvent> events = test::OneEventOfEveryType();
   ASSERT_EQ(events.size(), kFiledByJob.size());
   for (const RayEvent& event : events) {
-    absl::StatusOr<EventRoute> route = ScanEventRoute(event.SerializeAsString());
+    const std::string wire = event.SerializeAsString();  // the route views it
+    absl::StatusOr<EventRoute> route = ScanEventRoute(wire);
     ASSERT_TRUE(route.ok()) << route.status();
     EXPECT_EQ(route->event_type, event.event_type());
     EXPECT_EQ(route->session_name, event.session_name());

@@ -2,6 +2,7 @@
 // role), and reading a recovered directory back.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -46,6 +47,9 @@ class TestStream final : public RecordSource {
     const std::string bytes = EncodeRecord(record);
     if (chunks_.empty() || chunks_.back().bytes.size() + bytes.size() > chunk_bytes_) {
       chunks_.push_back(Chunk{.begin = end_});
+      // Like the log's chunks, a chunk never moves once created: the writer
+      // holds views into it while other threads append.
+      chunks_.back().bytes.reserve(std::max(chunk_bytes_, bytes.size()));
     }
     chunks_.back().bytes += bytes;
     end_ += bytes.size();
