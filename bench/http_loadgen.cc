@@ -15,15 +15,16 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "common/asio.h"
 #include "common/url.h"
 #include "flags.h"
 #include "json/event_json_encoder.h"
+#include "rayagg/mutex.h"
 #include "task_events.h"
 
 namespace {
@@ -88,8 +89,8 @@ std::vector<std::string> BuildBodies(size_t requests, size_t batch, bool snake_c
 
 struct Totals {
   std::atomic<uint64_t> ok_calls{0}, ok_events{0}, failed_calls{0}, sent_events{0};
-  std::mutex mutex;
-  std::vector<double> latencies_ms;
+  Mutex mutex;
+  std::vector<double> latencies_ms ABSL_GUARDED_BY(mutex);
 };
 
 void Worker(const Url& url, const std::vector<std::string>& bodies, std::atomic<size_t>& next,
@@ -127,7 +128,7 @@ void Worker(const Url& url, const std::vector<std::string>& bodies, std::atomic<
     ++totals.ok_calls;
     totals.ok_events += std::strtoull(response.body().c_str() + accepted + 11, nullptr, 10);
   }
-  std::lock_guard lock(totals.mutex);
+  MutexLock lock(totals.mutex);
   totals.latencies_ms.insert(totals.latencies_ms.end(), latencies.begin(), latencies.end());
 }
 

@@ -8,11 +8,12 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "rayagg/drop_reason.h"
 #include "rayagg/event_type_filter.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg {
 
@@ -26,17 +27,17 @@ class DropCounters {
 
   void Add(DropReason reason, int32_t event_type, uint64_t count = 1) {
     if (event_type < 0 || event_type >= kMaxTrackedEventType) event_type = kUntrackedEventType;
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     counts_[{reason, event_type}] += count;
   }
 
   std::map<Key, uint64_t> Snapshot() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return counts_;
   }
 
   uint64_t Total(DropReason reason) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     uint64_t total = 0;
     for (const auto& [key, count] : counts_) {
       if (key.first == reason) total += count;
@@ -45,15 +46,15 @@ class DropCounters {
   }
 
   uint64_t Total() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     uint64_t total = 0;
     for (const auto& [key, count] : counts_) total += count;
     return total;
   }
 
  private:
-  mutable std::mutex mutex_;
-  std::map<Key, uint64_t> counts_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::map<Key, uint64_t> counts_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace rayagg

@@ -17,7 +17,7 @@ EventLog::EventLog(Limits limits, Options options, size_t chunk_bytes)
 
 EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& drops,
                                        std::function<void()> on_available) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   const uint64_t tail = head_sequence_ + entries_.size();
   cursors_.push_back(
       std::make_unique<Cursor>(Cursor{.accepts = accepts,
@@ -30,13 +30,13 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
 }
 
 void EventLog::SetCursorFilter(CursorId cursor_id, EventTypeFilter accepts) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   Cursor& cursor = *cursors_.at(cursor_id);
   if (!cursor.removed) cursor.accepts = std::move(accepts);
 }
 
 void EventLog::RemoveCursor(CursorId cursor_id) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   Cursor& cursor = *cursors_.at(cursor_id);
   cursor.removed = true;
   cursor.accepts = EventTypeFilter::None();
@@ -47,7 +47,7 @@ void EventLog::RemoveCursor(CursorId cursor_id) {
 
 void EventLog::BlockWhenFull(CursorId cursor_id, std::string sink_name,
                              std::atomic<uint64_t>& refusals) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   Cursor& cursor = *cursors_.at(cursor_id);
   cursor.blocks = true;
   cursor.sink_name = std::move(sink_name);
@@ -89,7 +89,7 @@ const EventLog::Cursor* EventLog::BlockingCursorFor(uint64_t events, uint64_t by
 }
 
 std::optional<std::string> EventLog::FullBlockingSink() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   if (!any_blocking_) return std::nullopt;
   const Cursor* blocking = BlockingCursorFor(1, 1);
   if (blocking == nullptr) return std::nullopt;
@@ -99,7 +99,7 @@ std::optional<std::string> EventLog::FullBlockingSink() const {
 absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
   std::vector<std::function<void()>> to_notify;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(mutex_);
     if (any_blocking_) {
       uint64_t bytes = 0;
       for (const IncomingEvent& event : events) bytes += event.bytes.size();
@@ -242,7 +242,7 @@ size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
   bool has_parts = false;
   Cursor* cursor = nullptr;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(mutex_);
     cursor = cursors_.at(cursor_id).get();
     const uint64_t tail = head_sequence_ + entries_.size();
     while (added < max_events && cursor->next_sequence < tail) {
@@ -271,7 +271,7 @@ size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
 }
 
 bool EventLog::HasUnread(CursorId cursor_id) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   const Cursor& cursor = *cursors_.at(cursor_id);
   const uint64_t tail = head_sequence_ + entries_.size();
   for (uint64_t sequence = cursor.next_sequence; sequence < tail; ++sequence) {
@@ -281,7 +281,7 @@ bool EventLog::HasUnread(CursorId cursor_id) const {
 }
 
 EventLog::Snapshot EventLog::GetSnapshot() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   return Snapshot{entries_.size(),  held_bytes_,          chunks_.reserved_bytes(),
                   appended_events_, deduplicated_events_, coalesced_events_};
 }

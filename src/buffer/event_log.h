@@ -33,7 +33,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
-#include "absl/synchronization/mutex.h"
 #include "buffer/chunk_store.h"
 #include "buffer/dedup_window.h"
 #include "buffer/event_batch.h"
@@ -41,6 +40,7 @@
 #include "rayagg/event_appender.h"
 #include "rayagg/event_merger.h"
 #include "rayagg/event_type_filter.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg {
 
@@ -166,7 +166,7 @@ class EventLog final : public EventAppender {
   // What ingest's hash of an empty event_id is: such events have no identity
   // to deduplicate by.
   const uint64_t empty_id_hash_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   DedupWindow dedup_ ABSL_GUARDED_BY(mutex_);
   // entity_key -> sequence of that entity's newest entry (maybe already read:
   // checked at merge time). At most one key per held entry.

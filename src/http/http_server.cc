@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -88,15 +87,15 @@ struct HttpResponder::State {
       complete(std::move(response));
     }
   }
-  std::mutex mutex;
-  Complete complete;  // guarded by mutex; empty once called
+  Mutex mutex;
+  Complete complete ABSL_GUARDED_BY(mutex);  // empty once called
   const unsigned version;
 };
 
 void HttpResponder::operator()(HttpServerResponse response) const {
   State::Complete complete;
   {
-    std::lock_guard lock(state_->mutex);
+    MutexLock lock(state_->mutex);
     complete = std::move(state_->complete);
     state_->complete = nullptr;
   }
@@ -122,7 +121,7 @@ void HttpServer::AddAsyncRoute(std::string path, std::vector<http::verb> methods
 
 absl::StatusOr<uint16_t> HttpServer::Start() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (started_) return absl::FailedPreconditionError("HTTP server already started");
   }
   error_code ec;
@@ -144,7 +143,7 @@ absl::StatusOr<uint16_t> HttpServer::Start() {
   }
   port_ = acceptor_.local_endpoint().port();
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     started_ = true;
     accept_loop_running_ = true;
   }
@@ -156,7 +155,7 @@ absl::StatusOr<uint16_t> HttpServer::Start() {
 }
 
 void HttpServer::Stop() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   if (!started_) return;
   if (!stopping_) {
     stopping_ = true;
@@ -177,25 +176,25 @@ void HttpServer::Stop() {
       });
     }
   }
-  finished_.wait(lock, [this] {
+  finished_.Wait(mutex_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     return !accept_loop_running_ && active_sessions_ == 0 && pending_closers_ == 0;
   });
 }
 
 bool HttpServer::Register(uint64_t id, beast::tcp_stream* stream) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (stopping_) return false;
   open_[id] = stream;
   return true;
 }
 
 void HttpServer::Unregister(uint64_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   open_.erase(id);
 }
 
 void HttpServer::CloseIfOpen(uint64_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   // Runs on the connection's strand, like Unregister: a registered stream is alive.
   auto it = open_.find(id);
   if (it != open_.end()) it->second->close();
@@ -203,26 +202,26 @@ void HttpServer::CloseIfOpen(uint64_t id) {
 
 void HttpServer::CloserDone() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     --pending_closers_;
   }
-  finished_.notify_all();
+  finished_.SignalAll();
 }
 
 void HttpServer::SessionEnded() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     --active_sessions_;
   }
-  finished_.notify_all();
+  finished_.SignalAll();
 }
 
 void HttpServer::AcceptLoopEnded() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     accept_loop_running_ = false;
   }
-  finished_.notify_all();
+  finished_.SignalAll();
 }
 
 asio::awaitable<void> HttpServer::Accept() {
@@ -238,7 +237,7 @@ asio::awaitable<void> HttpServer::Accept() {
     }
     bool refuse = false;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (stopping_) co_return;
       refuse = active_sessions_ >= options_.max_connections;
       if (!refuse) ++active_sessions_;

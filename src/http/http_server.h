@@ -11,19 +11,19 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "common/asio.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg {
 
@@ -150,15 +150,16 @@ class HttpServer {
   asio::ip::tcp::acceptor acceptor_;
   uint16_t port_ = 0;
 
-  std::mutex mutex_;
-  std::condition_variable finished_;
-  // Guarded by mutex_.
-  bool started_ = false;
-  bool stopping_ = false;
-  bool accept_loop_running_ = false;
-  size_t pending_closers_ = 0;  // closers posted by Stop() that have not run yet
-  size_t active_sessions_ = 0;  // reserved by the accept loop, released when a session ended
-  std::unordered_map<uint64_t, beast::tcp_stream*> open_;
+  Mutex mutex_;
+  CondVar finished_;
+  bool started_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  bool accept_loop_running_ ABSL_GUARDED_BY(mutex_) = false;
+  // Closers posted by Stop() that have not run yet.
+  size_t pending_closers_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Reserved by the accept loop, released when a session ended.
+  size_t active_sessions_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::unordered_map<uint64_t, beast::tcp_stream*> open_ ABSL_GUARDED_BY(mutex_);
   uint64_t next_id_ = 0;  // only touched by the accept loop
 };
 

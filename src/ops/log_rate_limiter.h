@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg {
 
@@ -21,7 +23,7 @@ class LogRateLimiter {
   // the last one that logged (0 for the first); otherwise nullopt.
   // Thread-safe.
   std::optional<uint64_t> Allow(Clock::time_point now = Clock::now()) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (logged_once_ && now - last_logged_ < interval_) {
       ++suppressed_;
       return std::nullopt;
@@ -35,10 +37,10 @@ class LogRateLimiter {
 
  private:
   const Clock::duration interval_;
-  std::mutex mutex_;
-  bool logged_once_ = false;         // guarded by mutex_
-  Clock::time_point last_logged_{};  // guarded by mutex_
-  uint64_t suppressed_ = 0;          // guarded by mutex_
+  Mutex mutex_;
+  bool logged_once_ ABSL_GUARDED_BY(mutex_) = false;
+  Clock::time_point last_logged_ ABSL_GUARDED_BY(mutex_){};
+  uint64_t suppressed_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace rayagg

@@ -121,16 +121,18 @@ void Sink::Drain(Clock::time_point deadline) {
 }
 
 bool Sink::WaitFinished(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(finished_mutex_);
-  return finished_cv_.wait_for(lock, timeout, [this] { return finished_; });
+  MutexLock lock(finished_mutex_);
+  return finished_cv_.WaitFor(
+      finished_mutex_, timeout,
+      [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(finished_mutex_) { return finished_; });
 }
 
 void Sink::MarkFinished() {
   {
-    std::lock_guard lock(finished_mutex_);
+    MutexLock lock(finished_mutex_);
     finished_ = true;
   }
-  finished_cv_.notify_all();
+  finished_cv_.SignalAll();
 }
 
 void Sink::OnEventsAvailable() {

@@ -14,20 +14,20 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "buffer/event_log.h"
 #include "common/asio.h"
 #include "json/event_json_encoder.h"
 #include "ops/log_rate_limiter.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
+#include "rayagg/mutex.h"
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
 #include "sinks/rate_limiter.h"
@@ -184,9 +184,9 @@ class Sink {
   Clock::time_point drain_deadline_ = Clock::time_point::max();
 
   std::atomic<bool> wake_pending_{false};
-  std::mutex finished_mutex_;
-  std::condition_variable finished_cv_;
-  bool finished_ = false;  // guarded by finished_mutex_
+  Mutex finished_mutex_;
+  CondVar finished_cv_;
+  bool finished_ ABSL_GUARDED_BY(finished_mutex_) = false;
 };
 
 }  // namespace rayagg

@@ -42,49 +42,55 @@ std::string TestHttpServer::Url(std::string_view path_and_query) const {
 }
 
 void TestHttpServer::SetDefaultBehavior(Behavior behavior) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   default_behavior_ = std::move(behavior);
 }
 
 void TestHttpServer::Enqueue(Behavior behavior) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   script_.push_back(std::move(behavior));
 }
 
 void TestHttpServer::SetResponder(Responder responder) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   responder_ = std::move(responder);
 }
 
 std::vector<ReceivedRequest> TestHttpServer::Requests() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return requests_;
 }
 
 size_t TestHttpServer::RequestCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return requests_.size();
 }
 
 size_t TestHttpServer::ConnectionCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return connection_count_;
 }
 
 bool TestHttpServer::WaitForRequests(size_t n, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return requests_.size() >= n; });
+  MutexLock lock(mutex_);
+  return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return requests_.size() >= n;
+  });
 }
 
 bool TestHttpServer::WaitForConnections(size_t n, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return connection_count_ >= n; });
+  MutexLock lock(mutex_);
+  return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return connection_count_ >= n;
+  });
 }
 
 bool TestHttpServer::WaitUntil(std::function<bool(const std::vector<ReceivedRequest>&)> predicate,
                                std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return predicate(requests_); });
+  MutexLock lock(mutex_);
+  return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return predicate(requests_);
+  });
 }
 
 void TestHttpServer::Stop() {
@@ -125,10 +131,10 @@ asio::awaitable<void> TestHttpServer::Accept() {
     if (ec || stopping_) co_return;
     size_t index = 0;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       index = connection_count_++;
     }
-    changed_.notify_all();
+    changed_.SignalAll();
     asio::co_spawn(io_context_, Serve(std::move(socket), index), RethrowOnError);
   }
 }
@@ -145,14 +151,16 @@ Behavior TestHttpServer::Record(const http::request<http::string_body>& request,
   received.arrival = std::chrono::steady_clock::now();
   received.connection_index = connection_index;
 
-  std::unique_lock lock(mutex_);
-  requests_.push_back(std::move(received));
-  Behavior behavior = !script_.empty() ? std::move(script_.front())
-                      : responder_     ? responder_(requests_.back(), requests_.size() - 1)
-                                       : default_behavior_;
-  if (!script_.empty()) script_.pop_front();
-  lock.unlock();
-  changed_.notify_all();
+  Behavior behavior;
+  {
+    MutexLock lock(mutex_);
+    requests_.push_back(std::move(received));
+    behavior = !script_.empty() ? std::move(script_.front())
+               : responder_     ? responder_(requests_.back(), requests_.size() - 1)
+                                : default_behavior_;
+    if (!script_.empty()) script_.pop_front();
+  }
+  changed_.SignalAll();
   return behavior;
 }
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -20,7 +19,9 @@
 #include <variant>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "common/asio.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg::test {
 
@@ -139,14 +140,13 @@ class TestHttpServer {
   // Records a complete request and returns the behaviour it gets.
   Behavior Record(const http::request<http::string_body>& request, size_t connection_index);
 
-  // Guarded by mutex_.
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Behavior> script_;
-  Behavior default_behavior_ = Respond{};
-  Responder responder_;
-  std::vector<ReceivedRequest> requests_;
-  size_t connection_count_ = 0;
+  mutable Mutex mutex_;
+  CondVar changed_;
+  std::deque<Behavior> script_ ABSL_GUARDED_BY(mutex_);
+  Behavior default_behavior_ ABSL_GUARDED_BY(mutex_) = Respond{};
+  Responder responder_ ABSL_GUARDED_BY(mutex_);
+  std::vector<ReceivedRequest> requests_ ABSL_GUARDED_BY(mutex_);
+  size_t connection_count_ ABSL_GUARDED_BY(mutex_) = 0;
 
   // Only touched on the server thread. Declared before io_context_ so they
   // outlive anything io_context_ destroys.

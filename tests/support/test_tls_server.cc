@@ -60,28 +60,32 @@ std::string TestTlsServer::Url(std::string_view path, std::string_view host) con
 }
 
 std::vector<ReceivedTlsRequest> TestTlsServer::Requests() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return requests_;
 }
 
 size_t TestTlsServer::RequestCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return requests_.size();
 }
 
 uint64_t TestTlsServer::FailedHandshakes() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return failed_handshakes_;
 }
 
 bool TestTlsServer::WaitForRequests(size_t n, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return requests_.size() >= n; });
+  MutexLock lock(mutex_);
+  return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return requests_.size() >= n;
+  });
 }
 
 bool TestTlsServer::WaitForFailedHandshakes(uint64_t n, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return failed_handshakes_ >= n; });
+  MutexLock lock(mutex_);
+  return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return failed_handshakes_ >= n;
+  });
 }
 
 void TestTlsServer::Stop() {
@@ -121,10 +125,10 @@ asio::awaitable<void> TestTlsServer::Serve(tcp::socket socket) {
                                   asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       ++failed_handshakes_;
     }
-    changed_.notify_all();
+    changed_.SignalAll();
   }
   std::string server_name;
   std::string client_common_name;
@@ -156,10 +160,10 @@ asio::awaitable<void> TestTlsServer::Serve(tcp::socket socket) {
     received.server_name = server_name;
     received.client_common_name = client_common_name;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       requests_.push_back(std::move(received));
     }
-    changed_.notify_all();
+    changed_.SignalAll();
 
     http::response<http::string_body> response{http::status::ok, request.version()};
     response.keep_alive(request.keep_alive());

@@ -9,7 +9,6 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/ssl.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -18,7 +17,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "common/asio.h"
+#include "rayagg/mutex.h"
 #include "support/test_certificates.h"
 #include "support/test_http_server.h"
 
@@ -62,10 +63,10 @@ class TestTlsServer {
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(tcp::socket socket);
 
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<ReceivedTlsRequest> requests_;
-  uint64_t failed_handshakes_ = 0;
+  mutable Mutex mutex_;
+  CondVar changed_;
+  std::vector<ReceivedTlsRequest> requests_ ABSL_GUARDED_BY(mutex_);
+  uint64_t failed_handshakes_ ABSL_GUARDED_BY(mutex_) = 0;
 
   // Server thread only.
   std::unordered_set<Stream*> open_streams_;

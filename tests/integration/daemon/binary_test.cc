@@ -371,8 +371,8 @@ TEST_P(StopSignalTest, FlushesBufferedEventsBeforeExit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGTERM, SIGINT),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return info.param == SIGTERM ? "Sigterm" : "Sigint";
+                         [](const ::testing::TestParamInfo<int>& test) {
+                           return test.param == SIGTERM ? "Sigterm" : "Sigint";
                          });
 
 TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {

@@ -117,8 +117,8 @@ TEST_P(EveryEventTypeTest, ArrivesExactlyAsProtobufPrintsIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(KeyStyles, EveryEventTypeTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "PreservedProtoNames" : "LowerCamelCase";
+                         [](const ::testing::TestParamInfo<bool>& test) {
+                           return test.param ? "PreservedProtoNames" : "LowerCamelCase";
                          });
 
 TEST_F(DeliveryTest, PostsJsonToTheUrlPathVerbatim) {

@@ -7,9 +7,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "http/http_client.h"
+#include "rayagg/mutex.h"
 #include "support/io_thread.h"
 #include "support/raw_http_client.h"
 #include "support/run_coroutine.h"
@@ -127,9 +126,9 @@ class AsyncRouteTest : public HttpServerTest {
     server_ = std::make_unique<HttpServer>(server_io_, HttpServerOptions{});
     server_->AddAsyncRoute("/later", {http::verb::post},
                            [this](HttpRequest& request, rayagg::HttpResponder respond) {
-                             std::lock_guard lock(mutex_);
+                             rayagg::MutexLock lock(mutex_);
                              pending_.push_back({request.body(), std::move(respond)});
-                             changed_.notify_all();
+                             changed_.SignalAll();
                            });
     server_->AddAsyncRoute("/never", {http::verb::post},
                            [](HttpRequest&, rayagg::HttpResponder) {});
@@ -138,8 +137,10 @@ class AsyncRouteTest : public HttpServerTest {
   // Waits until `count` requests are pending, then answers the one whose
   // body is `body` from a thread of its own.
   void AnswerFromAnotherThread(size_t count, const std::string& body) {
-    std::unique_lock lock(mutex_);
-    ASSERT_TRUE(changed_.wait_for(lock, kClientTimeout, [&] { return pending_.size() >= count; }));
+    rayagg::MutexLock lock(mutex_);
+    ASSERT_TRUE(changed_.WaitFor(
+        mutex_, kClientTimeout,
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return pending_.size() >= count; }));
     for (auto it = pending_.begin(); it != pending_.end(); ++it) {
       if (it->first != body) continue;
       rayagg::HttpResponder respond = std::move(it->second);
@@ -154,9 +155,9 @@ class AsyncRouteTest : public HttpServerTest {
     FAIL() << "no pending request " << body;
   }
 
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<std::pair<std::string, rayagg::HttpResponder>> pending_;
+  rayagg::Mutex mutex_;
+  rayagg::CondVar changed_;
+  std::vector<std::pair<std::string, rayagg::HttpResponder>> pending_ ABSL_GUARDED_BY(mutex_);
 };
 
 TEST_F(AsyncRouteTest, AnswersComeFromAnotherThreadInAnyOrder) {

@@ -8,12 +8,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <future>
-#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "ingest/grpc_ingest_server.h"
+#include "rayagg/mutex.h"
 #include "support/sample_events.h"
 
 namespace rayagg {
@@ -29,31 +29,33 @@ class DeferringAppender final : public EventAppender {
     return absl::OkStatus();
   }
   void AppendAsync(std::span<const IncomingEvent> events, AppendDone done) override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     sizes_.push_back(events.size());
     pending_.push_back(std::move(done));
-    changed_.notify_all();
+    changed_.SignalAll();
   }
   // Waits for `count` pending appends.
   bool WaitPending(size_t count) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, 30s, [&] { return pending_.size() >= count; });
+    MutexLock lock(mutex_);
+    return changed_.WaitFor(mutex_, 30s, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return pending_.size() >= count;
+    });
   }
   // Answers pending append `index` from another thread.
   void Answer(size_t index, absl::Status status) {
     AppendDone done;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       done = std::move(pending_.at(index));
     }
     std::thread([done = std::move(done), status] { done(status); }).join();
   }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<size_t> sizes_;
-  std::vector<AppendDone> pending_;
+  Mutex mutex_;
+  CondVar changed_;
+  std::vector<size_t> sizes_ ABSL_GUARDED_BY(mutex_);
+  std::vector<AppendDone> pending_ ABSL_GUARDED_BY(mutex_);
 };
 
 class GrpcAsyncAppendTest : public ::testing::Test {

@@ -5,13 +5,13 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "json/event_json_encoder.h"
+#include "rayagg/mutex.h"
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
@@ -27,9 +27,9 @@ class RecordingTransport final : public BatchTransport {
   explicit RecordingTransport(int failures = 0) : failures_left_(failures) {}
 
   asio::awaitable<DeliveryOutcome> Deliver(std::string_view body) override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     ++attempts_;
-    changed_.notify_all();
+    changed_.SignalAll();
     if (failures_left_ > 0) {
       --failures_left_;
       co_return DeliveryOutcome{false, "scripted failure"};
@@ -40,29 +40,32 @@ class RecordingTransport final : public BatchTransport {
   std::string Describe() const override { return "memory"; }
 
   bool WaitForAttempts(int n, std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, timeout, [&] { return attempts_ >= n; });
+    MutexLock lock(mutex_);
+    return changed_.WaitFor(mutex_, timeout,
+                            [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return attempts_ >= n; });
   }
   bool WaitForEvents(size_t n, std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, timeout, [&] { return EventCountLocked() >= n; });
+    MutexLock lock(mutex_);
+    return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return EventCountLocked() >= n;
+    });
   }
   std::vector<std::string> Bodies() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return bodies_;
   }
 
  private:
-  size_t EventCountLocked() const {
+  size_t EventCountLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     size_t count = 0;
     for (const auto& body : bodies_) count += nlohmann::json::parse(body).size();
     return count;
   }
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  int failures_left_;
-  int attempts_ = 0;
-  std::vector<std::string> bodies_;
+  Mutex mutex_;
+  CondVar changed_;
+  int failures_left_ ABSL_GUARDED_BY(mutex_);
+  int attempts_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<std::string> bodies_ ABSL_GUARDED_BY(mutex_);
 };
 
 std::string SerializedEvent(RayEvent::EventType type, int index) {
