@@ -12,29 +12,32 @@ ReaderPool::Lease::~Lease() {
 }
 
 absl::StatusOr<ReaderPool::Lease> ReaderPool::Acquire() {
-  std::unique_lock lock(mutex_);
-  available_.wait(lock, [&] { return !idle_.empty() || open_ < max_; });
-  if (!idle_.empty()) {
-    std::unique_ptr<SqliteDb> db = std::move(idle_.back());
-    idle_.pop_back();
-    return Lease(*this, std::move(db));
+  {
+    MutexLock lock(mutex_);
+    available_.Wait(mutex_, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return !idle_.empty() || open_ < max_;
+    });
+    if (!idle_.empty()) {
+      std::unique_ptr<SqliteDb> db = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(db));
+    }
+    ++open_;
   }
-  ++open_;
-  lock.unlock();
   absl::StatusOr<std::unique_ptr<SqliteDb>> db = OpenIndexForReading(index_dir_, cache_bytes_);
   if (!db.ok()) {
-    std::lock_guard relock(mutex_);
+    MutexLock relock(mutex_);
     --open_;
-    available_.notify_one();
+    available_.Signal();
     return db.status();
   }
   return Lease(*this, std::move(*db));
 }
 
 void ReaderPool::Release(std::unique_ptr<SqliteDb> db) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   idle_.push_back(std::move(db));
-  available_.notify_one();
+  available_.Signal();
 }
 
 namespace {

@@ -4,16 +4,16 @@
 // SQLite connections (WAL lets them read beside the indexer's writes).
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "history/history_metrics.h"
 #include "history/queries.h"
 #include "http/http_server.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg::history {
 
@@ -41,10 +41,10 @@ class ReaderPool {
   const std::string index_dir_;
   const size_t max_;
   const uint64_t cache_bytes_;
-  std::mutex mutex_;
-  std::condition_variable available_;
-  std::vector<std::unique_ptr<SqliteDb>> idle_;
-  size_t open_ = 0;
+  Mutex mutex_;
+  CondVar available_;
+  std::vector<std::unique_ptr<SqliteDb>> idle_ ABSL_GUARDED_BY(mutex_);
+  size_t open_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 struct ApiOptions {

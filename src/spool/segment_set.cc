@@ -9,7 +9,7 @@ std::string SegmentSet::PathOf(uint64_t number) const {
 }
 
 void SegmentSet::Add(SegmentInfo info) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   total_bytes_ += info.file_bytes;
   const uint64_t number = info.number;
   segments_[number] = std::move(info);
@@ -48,7 +48,7 @@ void SegmentSet::NoteLocked(SegmentInfo& segment, uint64_t offset, const RecordH
 
 void SegmentSet::NoteRecords(uint64_t number, uint64_t offset,
                              std::span<const std::string_view> pieces) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it == segments_.end()) return;
   for (std::string_view piece : pieces) {
@@ -64,13 +64,13 @@ void SegmentSet::NoteRecords(uint64_t number, uint64_t offset,
 }
 
 void SegmentSet::NoteRecord(uint64_t number, uint64_t offset, const RecordHeader& header) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it != segments_.end()) NoteLocked(it->second, offset, header);
 }
 
 void SegmentSet::SetSize(uint64_t number, uint64_t file_bytes, uint64_t readable_end) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it == segments_.end()) return;
   total_bytes_ = total_bytes_ - it->second.file_bytes + file_bytes;
@@ -79,7 +79,7 @@ void SegmentSet::SetSize(uint64_t number, uint64_t file_bytes, uint64_t readable
 }
 
 void SegmentSet::Seal(uint64_t number, uint64_t readable_end) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it == segments_.end()) return;
   it->second.sealed = true;
@@ -87,7 +87,7 @@ void SegmentSet::Seal(uint64_t number, uint64_t readable_end) {
 }
 
 void SegmentSet::Remove(uint64_t number) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it == segments_.end()) return;
   total_bytes_ -= it->second.file_bytes;
@@ -102,14 +102,14 @@ void SegmentSet::Remove(uint64_t number) {
 }
 
 std::optional<SegmentInfo> SegmentSet::Get(uint64_t number) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.find(number);
   if (it == segments_.end()) return std::nullopt;
   return it->second;
 }
 
 std::vector<SegmentInfo> SegmentSet::Snapshot() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   std::vector<SegmentInfo> all;
   all.reserve(segments_.size());
   for (const auto& [number, info] : segments_) all.push_back(info);
@@ -117,20 +117,20 @@ std::vector<SegmentInfo> SegmentSet::Snapshot() const {
 }
 
 std::optional<SegmentInfo> SegmentSet::Oldest() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   if (segments_.empty()) return std::nullopt;
   return segments_.begin()->second;
 }
 
 std::optional<SegmentInfo> SegmentSet::Next(uint64_t number) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = segments_.upper_bound(number);
   if (it == segments_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<SegmentSet::Location> SegmentSet::Locate(uint64_t sequence) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   for (const auto& [number, info] : segments_) {
     if (!info.has_entries || info.last_entry < sequence) continue;
     uint64_t offset = kSegmentHeaderBytes;
@@ -145,29 +145,29 @@ std::optional<SegmentSet::Location> SegmentSet::Locate(uint64_t sequence) const 
 }
 
 absl::InlinedVector<PartLocation, 2> SegmentSet::PartsOf(uint64_t sequence) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   auto it = parts_.find(sequence);
   if (it == parts_.end()) return {};
   return it->second;
 }
 
 uint64_t SegmentSet::total_bytes() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   return total_bytes_;
 }
 
 size_t SegmentSet::segment_count() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   return segments_.size();
 }
 
 size_t SegmentSet::part_count() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   return part_count_;
 }
 
 std::optional<uint64_t> SegmentSet::FirstEntry() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   for (const auto& [number, info] : segments_) {
     if (info.has_entries) return info.first_entry;
   }
@@ -175,15 +175,15 @@ std::optional<uint64_t> SegmentSet::FirstEntry() const {
 }
 
 std::optional<uint64_t> SegmentSet::NewestEntry() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(mutex_);
   if (!any_entry_) return std::nullopt;
   return newest_entry_;
 }
 
 void SegmentSet::Adopt(SegmentSet& other) {
   if (&other == this) return;
-  absl::MutexLock lock(&mutex_);
-  absl::MutexLock other_lock(&other.mutex_);
+  MutexLock lock(mutex_);
+  MutexLock other_lock(other.mutex_);
   for (auto& [number, info] : other.segments_) {
     total_bytes_ += info.file_bytes;
     segments_[number] = std::move(info);

@@ -21,7 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/container/inlined_vector.h"
-#include "absl/synchronization/mutex.h"
+#include "rayagg/mutex.h"
 #include "spool/format.h"
 
 namespace rayagg::spool {
@@ -113,7 +113,7 @@ class SegmentSet {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string directory_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<uint64_t, SegmentInfo> segments_ ABSL_GUARDED_BY(mutex_);
   absl::btree_map<uint64_t, absl::InlinedVector<PartLocation, 2>> parts_ ABSL_GUARDED_BY(mutex_);
   size_t part_count_ ABSL_GUARDED_BY(mutex_) = 0;

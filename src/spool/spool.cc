@@ -72,10 +72,10 @@ RecoveryReport Spool::Recover(const RecordVisitor& visitor) {
   segments_.Adopt(recovered_);
   recovering_ = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     positions_dirty_ = true;  // old segments may be wholly released already
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   return report;
 }
 
@@ -94,7 +94,7 @@ void Spool::StartManual(RecordSource& source, SpoolListener& listener, uint64_t 
       fs_, segments_, source,
       WriterOptions{.sync = options_.sync, .segment_bytes = options_.segment_bytes},
       opened_.next_segment_number, opened_.next_sequence, stream_start);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   target_ = stream_start;
   acked_ = stream_start;
   manual_ = true;
@@ -103,7 +103,7 @@ void Spool::StartManual(RecordSource& source, SpoolListener& listener, uint64_t 
 void Spool::Start(RecordSource& source, SpoolListener& listener, uint64_t stream_start) {
   StartManual(source, listener, stream_start);
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     manual_ = false;
   }
   writer_thread_ = std::thread([this] { Run(); });
@@ -116,7 +116,7 @@ std::chrono::steady_clock::time_point Spool::Now() const {
 void Spool::Submit(uint64_t end, Completion done) {
   absl::Status answer;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     // Even answered at once, the records are to be written (once the disk
     // works again, from what memory still holds).
     target_ = std::max(target_, end);
@@ -128,7 +128,7 @@ void Spool::Submit(uint64_t end, Completion done) {
           strings::Cat("the spool cannot write (", down_reason_, "); retry later"));
     } else if (health == SpoolHealth::kHealthy && end > acked_) {
       waiting_.emplace_back(end, std::move(done));
-      wake_.notify_all();
+      wake_.SignalAll();
       return;
     }
     // Otherwise: down under on_write_error: memory, or already written.
@@ -139,12 +139,12 @@ void Spool::Submit(uint64_t end, Completion done) {
 void Spool::UpdatePositions(std::vector<std::pair<std::string, uint64_t>> positions,
                             uint64_t min_released) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     positions_ = std::move(positions);
     min_released_ = min_released;
     positions_dirty_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
 }
 
 uint64_t Spool::AckedPosition() const {
@@ -155,7 +155,7 @@ void Spool::Run() {
   for (;;) {
     bool stopping = false;
     {
-      std::unique_lock lock(mutex_);
+      MutexLock lock(mutex_);
       const bool healthy = health_.load() == SpoolHealth::kHealthy;
       auto deadline = SteadyClock::time_point::max();
       if (!healthy) {
@@ -163,7 +163,7 @@ void Spool::Run() {
       } else if (options_.sync == SyncMode::kInterval && writer_->needs_sync()) {
         deadline = sync_at_;
       }
-      wake_.wait_until(lock, deadline, [&] {
+      wake_.WaitUntil(mutex_, deadline, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
         return stopping_ || positions_dirty_ ||
                (health_.load() == SpoolHealth::kHealthy && target_ > writer_->written()) ||
                Now() >= deadline;
@@ -182,7 +182,7 @@ void Spool::PumpOnce(bool stopping) {
   uint64_t target = 0;
   bool positions_dirty = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     target = target_;
     positions_dirty = positions_dirty_;
     positions_dirty_ = false;
@@ -209,7 +209,7 @@ void Spool::Finish() {
   }
   std::vector<Completion> left;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     for (auto& [end, done] : waiting_) left.push_back(std::move(done));
     waiting_.clear();
   }
@@ -275,7 +275,7 @@ void Spool::GoDown(const std::string& reason) {
                                  ? SpoolHealth::kMemory
                                  : SpoolHealth::kRefusing;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     down_reason_ = reason;
     health_ = health;
   }
@@ -295,7 +295,7 @@ void Spool::TryResume(uint64_t target) {
     return;
   }
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     health_ = SpoolHealth::kHealthy;
     down_reason_.clear();
   }
@@ -316,7 +316,7 @@ void Spool::RemoveSegment(const SegmentInfo& segment, bool evicted) {
 void Spool::FreeReleased() {
   uint64_t min_released = 0;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     min_released = min_released_;
   }
   while (const std::optional<SegmentInfo> oldest = segments_.Oldest()) {
@@ -342,7 +342,7 @@ void Spool::MakeRoom(uint64_t bytes) {
 void Spool::WriteLedger() {
   std::vector<std::pair<std::string, uint64_t>> positions;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     positions = positions_;
   }
   if (absl::Status written = ledger_writer_->Write(positions); !written.ok()) {
@@ -356,7 +356,7 @@ void Spool::CompleteReady() {
   std::vector<Completion> refused;
   std::string reason;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const SpoolHealth health = health_.load();
     acked_ = AckedPosition();
     reason = down_reason_;
@@ -400,18 +400,18 @@ SpoolStats Spool::Stats() const {
 }
 
 void Spool::Abandon() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   stopped_ = true;
 }
 
 void Spool::Stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   cancel_recovery_ = true;
   if (recovery_thread_.joinable()) recovery_thread_.join();
   if (writer_thread_.joinable()) {

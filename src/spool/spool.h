@@ -23,20 +23,20 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/latency_histogram.h"
+#include "rayagg/mutex.h"
 #include "spool/disk_reader.h"
 #include "spool/file_system.h"
 #include "spool/ledger.h"
@@ -210,21 +210,21 @@ class Spool {
   std::atomic<SpoolHealth> health_{SpoolHealth::kHealthy};
   std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::steady_clock::time_point sync_at_{};
-  std::string down_reason_;
 
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  // Guarded by mutex_.
-  uint64_t target_ = 0;
-  std::vector<std::pair<uint64_t, Completion>> waiting_;
-  std::vector<std::pair<std::string, uint64_t>> positions_;
-  uint64_t min_released_ = 0;
-  bool positions_dirty_ = false;
-  bool stopping_ = false;
-  uint64_t acked_ = 0;  // the writer's acknowledged position, published for Submit
+  mutable Mutex mutex_;
+  CondVar wake_;
+  std::string down_reason_ ABSL_GUARDED_BY(mutex_);
+  uint64_t target_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<std::pair<uint64_t, Completion>> waiting_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::pair<std::string, uint64_t>> positions_ ABSL_GUARDED_BY(mutex_);
+  uint64_t min_released_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool positions_dirty_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // The writer's acknowledged position, published for Submit.
+  uint64_t acked_ ABSL_GUARDED_BY(mutex_) = 0;
   std::thread writer_thread_;
-  bool manual_ = false;
-  bool stopped_ = false;
+  bool manual_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
 
   LatencyHistogram write_latency_;
   LatencyHistogram sync_latency_;

@@ -100,9 +100,9 @@ bool BelongsTo(const std::string& sample, const PrometheusFamily& family) {
 
 }  // namespace
 
-std::optional<std::string> PrometheusSample::Label(std::string_view name) const {
-  for (const auto& [key, value] : labels) {
-    if (key == name) return value;
+std::optional<std::string> PrometheusSample::Label(std::string_view label) const {
+  for (const auto& [key, label_value] : labels) {
+    if (key == label) return label_value;
   }
   return std::nullopt;
 }

@@ -18,8 +18,8 @@ struct PrometheusSample {
   std::vector<std::pair<std::string, std::string>> labels;  // in page order, unescaped
   double value = 0;
 
-  // The value of label `name`, if present.
-  std::optional<std::string> Label(std::string_view name) const;
+  // The value of `label`, if present.
+  std::optional<std::string> Label(std::string_view label) const;
 };
 
 struct PrometheusFamily {

@@ -15,7 +15,7 @@ class SimulatedFile final : public spool::File {
       : fs_(fs), path_(std::move(path)), node_(std::move(node)), writable_(writable) {}
 
   absl::StatusOr<size_t> Append(std::span<const std::string_view> pieces) override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (!writable_) return ErrnoStatus(EBADF, "write", path_);
     size_t total = 0;
     for (const std::string_view piece : pieces) total += piece.size();
@@ -41,7 +41,7 @@ class SimulatedFile final : public spool::File {
   }
 
   absl::StatusOr<size_t> ReadAt(uint64_t offset, char* out, size_t size) override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (const auto* fault = fs_.Match(SimulatedFileSystem::Op::kRead, path_)) {
       return ErrnoStatus(fault->error, "read", path_);
     }
@@ -52,7 +52,7 @@ class SimulatedFile final : public spool::File {
   }
 
   absl::Status WriteAt(uint64_t offset, std::string_view bytes) override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (!writable_) return ErrnoStatus(EBADF, "write", path_);
     if (const auto* fault = fs_.Match(SimulatedFileSystem::Op::kWriteAt, path_)) {
       if (fault->torn) {
@@ -70,7 +70,7 @@ class SimulatedFile final : public spool::File {
   }
 
   absl::Status Sync() override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (const auto* fault = fs_.Match(SimulatedFileSystem::Op::kSync, path_)) {
       // Linux marks the pages of a failed write-back clean: the next fsync
       // succeeds without writing them, and a power loss loses them.
@@ -85,7 +85,7 @@ class SimulatedFile final : public spool::File {
   }
 
   absl::Status Truncate(uint64_t size) override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (const auto* fault = fs_.Match(SimulatedFileSystem::Op::kTruncate, path_)) {
       return ErrnoStatus(fault->error, "truncate", path_);
     }
@@ -95,7 +95,7 @@ class SimulatedFile final : public spool::File {
   }
 
   absl::StatusOr<uint64_t> Size() override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     return node_->data.size();
   }
 
@@ -111,7 +111,7 @@ class SimulatedLock final : public spool::DirectoryLock {
   SimulatedLock(SimulatedFileSystem& fs, std::string path, uint64_t id, uint64_t epoch)
       : fs_(fs), path_(std::move(path)), id_(id), epoch_(epoch) {}
   ~SimulatedLock() override {
-    std::lock_guard lock(fs_.mutex_);
+    MutexLock lock(fs_.mutex_);
     if (epoch_ != fs_.lock_epoch_) return;  // the "process" holding it died
     auto it = fs_.locks_.find(path_);
     if (it != fs_.locks_.end() && it->second == id_) fs_.locks_.erase(it);
@@ -130,23 +130,23 @@ std::string SimulatedFileSystem::Parent(const std::string& path) {
 }
 
 void SimulatedFileSystem::Inject(Fault fault) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   faults_.push_back(ActiveFault{.fault = std::move(fault)});
 }
 
 void SimulatedFileSystem::ClearFaults() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   faults_.clear();
 }
 
 int SimulatedFileSystem::injected(Op op) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = injected_.find(op);
   return it == injected_.end() ? 0 : it->second;
 }
 
 int SimulatedFileSystem::calls(Op op, std::string_view path_part) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   int count = 0;
   for (const auto& [call, path] : calls_) {
     if (call == op && path.find(path_part) != std::string::npos) ++count;
@@ -169,13 +169,13 @@ const SimulatedFileSystem::Fault* SimulatedFileSystem::Match(Op op, const std::s
 }
 
 void SimulatedFileSystem::CrashProcess() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   locks_.clear();
   ++lock_epoch_;
 }
 
 void SimulatedFileSystem::LosePower(bool keep_unsynced_prefix) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   locks_.clear();
   ++lock_epoch_;
   for (auto it = files_.begin(); it != files_.end();) {
@@ -199,18 +199,18 @@ void SimulatedFileSystem::LosePower(bool keep_unsynced_prefix) {
 }
 
 bool SimulatedFileSystem::Exists(const std::string& path) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return files_.contains(path);
 }
 
 std::string SimulatedFileSystem::Contents(const std::string& path) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = files_.find(path);
   return it == files_.end() ? std::string() : it->second->data;
 }
 
 void SimulatedFileSystem::SetContents(const std::string& path, std::string bytes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto& node = files_[path];
   if (!node) {
     node = std::make_shared<Node>();
@@ -221,7 +221,7 @@ void SimulatedFileSystem::SetContents(const std::string& path, std::string bytes
 }
 
 std::vector<std::string> SimulatedFileSystem::Paths() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<std::string> paths;
   for (const auto& [path, node] : files_) paths.push_back(path);
   return paths;
@@ -229,7 +229,7 @@ std::vector<std::string> SimulatedFileSystem::Paths() const {
 
 absl::StatusOr<std::unique_ptr<spool::File>> SimulatedFileSystem::Open(const std::string& path,
                                                                        spool::OpenMode mode) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const Fault* fault = Match(Op::kOpen, path)) return ErrnoStatus(fault->error, "open", path);
   if (!directories_.contains(Parent(path))) return ErrnoStatus(ENOENT, "open", path);
   auto it = files_.find(path);
@@ -250,7 +250,7 @@ absl::StatusOr<std::unique_ptr<spool::File>> SimulatedFileSystem::Open(const std
 
 absl::StatusOr<std::vector<std::string>> SimulatedFileSystem::ListDirectory(
     const std::string& path) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!directories_.contains(path)) return ErrnoStatus(ENOENT, "list", path);
   std::vector<std::string> names;
   for (const auto& [file, node] : files_) {
@@ -264,7 +264,7 @@ absl::StatusOr<std::vector<std::string>> SimulatedFileSystem::ListDirectory(
 }
 
 absl::Status SimulatedFileSystem::CreateDirectories(const std::string& path) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (std::string directory = path; !directory.empty(); directory = Parent(directory)) {
     directories_.insert(directory);
   }
@@ -272,7 +272,7 @@ absl::Status SimulatedFileSystem::CreateDirectories(const std::string& path) {
 }
 
 absl::Status SimulatedFileSystem::Rename(const std::string& from, const std::string& to) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const Fault* fault = Match(Op::kRename, from))
     return ErrnoStatus(fault->error, "rename", from);
   auto it = files_.find(from);
@@ -284,7 +284,7 @@ absl::Status SimulatedFileSystem::Rename(const std::string& from, const std::str
 }
 
 absl::Status SimulatedFileSystem::Remove(const std::string& path) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const Fault* fault = Match(Op::kRemove, path))
     return ErrnoStatus(fault->error, "remove", path);
   if (files_.erase(path) == 0) return ErrnoStatus(ENOENT, "remove", path);
@@ -292,7 +292,7 @@ absl::Status SimulatedFileSystem::Remove(const std::string& path) {
 }
 
 absl::Status SimulatedFileSystem::SyncDirectory(const std::string& path) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const Fault* fault = Match(Op::kSyncDirectory, path)) {
     return ErrnoStatus(fault->error, "fsync", path);
   }
@@ -304,7 +304,7 @@ absl::Status SimulatedFileSystem::SyncDirectory(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<spool::DirectoryLock>> SimulatedFileSystem::Lock(
     const std::string& path, std::string_view owner) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (locks_.contains(path)) {
     auto it = files_.find(path);
     return absl::UnavailableError(strings::Cat("lock ", path, ": held by another process (",

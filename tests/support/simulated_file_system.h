@@ -13,13 +13,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "rayagg/mutex.h"
 #include "spool/file_system.h"
 
 namespace rayagg::test {
@@ -98,19 +99,21 @@ class SimulatedFileSystem final : public spool::FileSystem {
     int used = 0;
   };
 
-  // The fault to apply to this call, if any (under mutex_).
-  const Fault* Match(Op op, const std::string& path);
+  // The fault to apply to this call, if any.
+  const Fault* Match(Op op, const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   static std::string Parent(const std::string& path);
 
-  mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<Node>> files_;
-  std::set<std::string> directories_;
-  std::map<std::string, uint64_t> locks_;  // path -> holder id
-  uint64_t next_lock_ = 1;
-  uint64_t lock_epoch_ = 0;  // bumped by CrashProcess: older locks are void
-  std::vector<ActiveFault> faults_;
-  std::map<Op, int> injected_;
-  std::vector<std::pair<Op, std::string>> calls_;
+  // Also guards every Node's contents.
+  mutable Mutex mutex_;
+  std::map<std::string, std::shared_ptr<Node>> files_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> directories_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, uint64_t> locks_ ABSL_GUARDED_BY(mutex_);  // path -> holder id
+  uint64_t next_lock_ ABSL_GUARDED_BY(mutex_) = 1;
+  // Bumped by CrashProcess: older locks are void.
+  uint64_t lock_epoch_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<ActiveFault> faults_ ABSL_GUARDED_BY(mutex_);
+  std::map<Op, int> injected_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::pair<Op, std::string>> calls_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace rayagg::test

@@ -53,7 +53,7 @@ class Listener final : public SpoolListener {
   explicit Listener(TestStream& stream) : stream_(stream) {}
   void OnDurable(uint64_t position) override { stream_.DropBefore(position); }
   void OnEvict(const SegmentInfo&) override { ++evictions; }
-  void OnHealthChanged(SpoolHealth health, const std::string&) override { this->health = health; }
+  void OnHealthChanged(SpoolHealth now, const std::string&) override { health = now; }
   void OnProblem(const std::string&) override { ++problems; }
   SpoolHealth health = SpoolHealth::kHealthy;
   int evictions = 0;

@@ -25,8 +25,8 @@ class RecordingListener final : public SpoolListener {
  public:
   void OnDurable(uint64_t position) override { durable = position; }
   void OnEvict(const SegmentInfo& segment) override { evicted.push_back(segment.number); }
-  void OnHealthChanged(SpoolHealth health, const std::string& reason) override {
-    this->health = health;
+  void OnHealthChanged(SpoolHealth now, const std::string& reason) override {
+    health = now;
     last_reason = reason;
   }
   void OnProblem(const std::string& line) override { problems.push_back(line); }

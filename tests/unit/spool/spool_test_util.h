@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "rayagg/mutex.h"
 #include "spool/crc32c.h"
 #include "spool/disk_reader.h"
 #include "spool/format.h"
@@ -43,7 +44,7 @@ class TestStream final : public RecordSource {
 
   // Appends a record; returns the stream position after it.
   uint64_t Add(const Record& record) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const std::string bytes = EncodeRecord(record);
     if (chunks_.empty() || chunks_.back().bytes.size() + bytes.size() > chunk_bytes_) {
       chunks_.push_back(Chunk{.begin = end_});
@@ -56,12 +57,12 @@ class TestStream final : public RecordSource {
     return end_;
   }
   uint64_t end() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return end_;
   }
   // Memory lets go of whole chunks that end at or before `position`.
   void DropBefore(uint64_t position) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     while (!chunks_.empty() && chunks_.front().begin + chunks_.front().bytes.size() <= position) {
       chunks_.pop_front();
     }
@@ -69,7 +70,7 @@ class TestStream final : public RecordSource {
 
   uint64_t CollectRecords(uint64_t from, uint64_t to, uint64_t max_bytes,
                           std::vector<std::string_view>& pieces) override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     uint64_t first = to;
     uint64_t collected = 0;
     for (const Chunk& chunk : chunks_) {
@@ -91,9 +92,9 @@ class TestStream final : public RecordSource {
     std::string bytes = {};
   };
   const size_t chunk_bytes_;
-  mutable std::mutex mutex_;
-  std::deque<Chunk> chunks_;
-  uint64_t end_ = 0;
+  mutable Mutex mutex_;
+  std::deque<Chunk> chunks_ ABSL_GUARDED_BY(mutex_);
+  uint64_t end_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 // Every entry a DiskReader finds from `from` on, as records (its first
