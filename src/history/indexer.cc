@@ -99,27 +99,29 @@ void Indexer::Start() {
       if (absl::Status ran = RunOnce(); !ran.ok()) {
         logger_->warn("indexing pass ended early: {}", strings::View(ran.message()));
       }
-      std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.poll_interval, [&] { return stopping() || !refresh_.empty(); });
+      MutexLock lock(mutex_);
+      wake_.WaitFor(mutex_, options_.poll_interval, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return stopping() || !refresh_.empty();
+      });
     }
   });
 }
 
 void Indexer::Stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_.store(true);
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void Indexer::Refresh(const std::string& cluster, const std::string& session_name) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (refresh_.size() < 10'000) refresh_.emplace(cluster, session_name);
   }
-  wake_.notify_all();
+  wake_.SignalAll();
 }
 
 absl::Status Indexer::ListAll(StoreListRequest request,
@@ -537,7 +539,7 @@ absl::Status Indexer::RunOnce() {
   }
   std::set<std::pair<std::string, std::string>> refresh;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     refresh.swap(refresh_);
   }
   bool all_read = first_error.ok();

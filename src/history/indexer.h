@@ -26,22 +26,22 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "history/history_metrics.h"
 #include "history/index_writer.h"
 #include "history/object_folder.h"
 #include "history/sqlite.h"
 #include "history/store_reader.h"
+#include "rayagg/mutex.h"
 
 namespace rayagg::history {
 
@@ -117,9 +117,9 @@ class Indexer {
   std::vector<SessionState> sessions_;
   int64_t last_discovery_ms_ = -1;
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::set<std::pair<std::string, std::string>> refresh_;  // guarded by mutex_
+  Mutex mutex_;
+  CondVar wake_;
+  std::set<std::pair<std::string, std::string>> refresh_ ABSL_GUARDED_BY(mutex_);
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -21,7 +21,7 @@ BlockingObjectStore::~BlockingObjectStore() {
 
 template <typename T>
 T BlockingObjectStore::Run(asio::awaitable<T> call) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::optional<T> result;
   std::exception_ptr error;
   asio::co_spawn(io_context_, std::move(call), [&](std::exception_ptr e, T value) {

@@ -6,10 +6,10 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 
 #include "absl/status/statusor.h"
 #include "common/asio.h"
+#include "rayagg/mutex.h"
 #include "rayagg/object_store.h"
 
 namespace rayagg {
@@ -35,7 +35,7 @@ class BlockingObjectStore {
 
   asio::io_context io_context_;
   std::unique_ptr<ObjectStore> store_;
-  std::mutex mutex_;  // one call at a time on io_context_
+  Mutex mutex_;  // one call at a time on io_context_
 };
 
 }  // namespace rayagg
