@@ -76,8 +76,8 @@ HttpServerResponse MakeHttpResponse(const HttpRequest& request, http::status sta
 // handler, posted to the connection's executor when the answer comes.
 struct HttpResponder::State {
   using Complete = std::function<void(HttpServerResponse)>;
-  explicit State(Complete complete, unsigned version)
-      : complete(std::move(complete)), version(version) {}
+  explicit State(Complete on_answer, unsigned http_version)
+      : complete(std::move(on_answer)), version(http_version) {}
   ~State() {
     if (complete) {
       HttpServerResponse response{http::status::internal_server_error, version};
