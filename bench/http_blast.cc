@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +25,7 @@
 #include "common/url.h"
 #include "flags.h"
 #include "json_array_scan.h"
+#include "rayagg/mutex.h"
 
 namespace {
 
@@ -79,9 +79,9 @@ struct Totals {
   std::atomic<uint64_t> requests{0}, accepted_requests{0}, accepted_events{0},
       accepted_transitions{0}, connection_errors{0};
   std::atomic<int64_t> last_answer_unix_ns{0};
-  std::mutex mutex;
-  std::map<int, uint64_t> statuses;
-  std::vector<double> latencies_ms;
+  rayagg::Mutex mutex;
+  std::map<int, uint64_t> statuses ABSL_GUARDED_BY(mutex);
+  std::vector<double> latencies_ms ABSL_GUARDED_BY(mutex);
 };
 
 struct Plan {
@@ -147,7 +147,7 @@ void Connection(const Plan& plan, std::atomic<uint64_t>& next, Totals& totals) {
     }
     if (!response.keep_alive()) break;
   }
-  std::lock_guard lock(totals.mutex);
+  rayagg::MutexLock lock(totals.mutex);
   totals.latencies_ms.insert(totals.latencies_ms.end(), latencies.begin(), latencies.end());
   for (const auto& [status, count] : statuses) totals.statuses[status] += count;
 }
@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
     }
   }
   const double elapsed_s = std::chrono::duration<double>(Clock::now() - plan.start).count();
+  rayagg::MutexLock lock(totals.mutex);  // the threads have ended; the analysis wants it held
   auto& latencies = totals.latencies_ms;
   std::sort(latencies.begin(), latencies.end());
   auto percentile = [&](double p) {

@@ -59,7 +59,7 @@ HttpIngestHandler::~HttpIngestHandler() = default;
 
 std::unique_ptr<HttpIngestHandler::Workspace> HttpIngestHandler::Acquire() {
   {
-    const std::lock_guard lock(idle_mutex_);
+    MutexLock lock(idle_mutex_);
     if (!idle_.empty()) {
       std::unique_ptr<Workspace> workspace = std::move(idle_.back());
       idle_.pop_back();
@@ -70,7 +70,7 @@ std::unique_ptr<HttpIngestHandler::Workspace> HttpIngestHandler::Acquire() {
 }
 
 void HttpIngestHandler::Release(std::unique_ptr<Workspace> workspace) {
-  const std::lock_guard lock(idle_mutex_);
+  MutexLock lock(idle_mutex_);
   idle_.push_back(std::move(workspace));
 }
 

@@ -13,13 +13,13 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "http/http_server.h"
 #include "ingest/ingest_counters.h"
 #include "ops/log_rate_limiter.h"
 #include "rayagg/event_appender.h"
+#include "rayagg/mutex.h"
 
 namespace spdlog {
 class logger;
@@ -62,8 +62,8 @@ class HttpIngestHandler {
   LogRateLimiter reject_log_limiter_{std::chrono::seconds(10)};
   LogRateLimiter bad_element_log_limiter_{std::chrono::seconds(10)};
   std::shared_ptr<const WireSchema> schema_;
-  std::mutex idle_mutex_;
-  std::vector<std::unique_ptr<Workspace>> idle_;
+  Mutex idle_mutex_;
+  std::vector<std::unique_ptr<Workspace>> idle_ ABSL_GUARDED_BY(idle_mutex_);
 };
 
 }  // namespace rayagg
