@@ -14,6 +14,25 @@ RAYAGG_PACKAGES=(
   libsqlite3-dev libsimdjson-dev
 )
 
+# What only scripts/test and scripts/fuzz need (never scripts/run): the clang
+# legs (clang-14 cannot link sanitizers or libFuzzer without libclang-rt-14-dev
+# under --no-install-recommends; lld-14 links their many test executables
+# faster), clang-format-14, botocore (the SigV4 oracle and independent layout
+# reader) and Ceph RGW (the object-store tests start a real one).
+# shellcheck disable=SC2034  # used by the scripts that source this file
+RAYAGG_TEST_PACKAGES=(
+  clang-14 libclang-rt-14-dev lld-14 clang-format-14
+  python3-botocore ceph-mon ceph-osd radosgw
+)
+
+# ccache: paths under the checkout are hashed relative to it, so a clean clone
+# at another path (CI) hits the cache a previous clone filled. Objects built
+# with -g hash their build directory too unless hash_dir is off: the clang legs
+# build with line tables (-gline-tables-only), so it is off; their debug info
+# then names the directory of the clone that filled the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+
 log() { printf '==> %s\n' "$*" >&2; }
 
 # Installs the packages that are not installed yet. Never prompts; works as
