@@ -346,10 +346,11 @@ absl::Status Indexer::IndexObjects(SessionState& session,
         metrics_.events_folded.fetch_add(folded.events);
         metrics_.bad_lines.fetch_add(folded.bad_lines);
         for (const auto& [name, value] : blob->metadata) {
-          auto number = [&](int64_t& out) {
+          // clang 14 cannot capture a structured binding (C++20 allows it): name it.
+          auto number = [&text = value](int64_t& out) {
             int64_t parsed = 0;
-            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-            if (ec == std::errc() && end == value.data() + value.size()) out = parsed;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+            if (ec == std::errc() && end == text.data() + text.size()) out = parsed;
           };
           if (name == "rayagg-writer") outcome.writer = value;
           if (name == "rayagg-seq-first") number(outcome.seq_first);
