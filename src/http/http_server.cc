@@ -201,26 +201,24 @@ void HttpServer::CloseIfOpen(uint64_t id) {
 }
 
 void HttpServer::CloserDone() {
-  {
-    MutexLock lock(mutex_);
-    --pending_closers_;
-  }
+  // Signalled under the lock: a waiter in Stop() may destroy the server (and
+  // this condition variable) as soon as it sees the change.
+  MutexLock lock(mutex_);
+  --pending_closers_;
   finished_.SignalAll();
 }
 
 void HttpServer::SessionEnded() {
-  {
-    MutexLock lock(mutex_);
-    --active_sessions_;
-  }
+  // Under the lock, as in CloserDone().
+  MutexLock lock(mutex_);
+  --active_sessions_;
   finished_.SignalAll();
 }
 
 void HttpServer::AcceptLoopEnded() {
-  {
-    MutexLock lock(mutex_);
-    accept_loop_running_ = false;
-  }
+  // Under the lock, as in CloserDone().
+  MutexLock lock(mutex_);
+  accept_loop_running_ = false;
   finished_.SignalAll();
 }
 

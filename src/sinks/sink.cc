@@ -128,10 +128,10 @@ bool Sink::WaitFinished(std::chrono::milliseconds timeout) {
 }
 
 void Sink::MarkFinished() {
-  {
-    MutexLock lock(finished_mutex_);
-    finished_ = true;
-  }
+  // Signalled under the lock: the thread in WaitFinished() may destroy the
+  // sink (and this condition variable) as soon as it sees the flag.
+  MutexLock lock(finished_mutex_);
+  finished_ = true;
   finished_cv_.SignalAll();
 }
 
