@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "buffer/event_batch.h"
 #include "buffer/event_log.h"
 #include "flags.h"
 #include "ingest/event_keys.h"
 #include "merge/ray_event_merger.h"
 #include "rayagg/drop_counters.h"
+#include "rayagg/event_batch.h"
 #include "rayagg/event_type_filter.h"
 #include "rayagg/incoming_event.h"
 #include "task_events.h"
@@ -94,7 +94,7 @@ RunResult RunOnce(const Stream& stream, bool coalesce, bool behind) {
   RunResult result;
   const auto read = [&](size_t max) {
     batch.Clear();
-    const size_t got = log.Read(cursor, max, batch);
+    const size_t got = log.Read(cursor, max, batch).events;
     result.entries_read += got;
     for (size_t i = 0; i < got; ++i) {
       result.lifecycle_read += batch.event_type(i) == RayEvent::TASK_LIFECYCLE_EVENT;

@@ -1,14 +1,15 @@
-#include "buffer/event_batch.h"
+#include "rayagg/event_batch.h"
 
 namespace rayagg {
 
-void EventBatch::AddParts(int32_t event_type, std::span<const std::string_view> parts) {
+void EventBatch::AddParts(uint64_t position, int32_t event_type,
+                          std::span<const std::string_view> parts) {
   if (parts.size() == 1) {
-    Add(event_type, parts[0]);
+    Add(position, event_type, parts[0]);
     return;
   }
   const auto count = static_cast<uint32_t>(parts.size());
-  Span span{event_type, count, count, data_.size(), 0, part_sizes_.size()};
+  Span span{event_type, count, count, position, data_.size(), 0, part_sizes_.size()};
   for (const std::string_view part : parts) {
     data_.append(part);
     part_sizes_.push_back(part.size());
@@ -42,7 +43,7 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
   for (const Span& span : scratch_spans_) {
     const std::string_view bytes = std::string_view(scratch_data_).substr(span.offset, span.size);
     if (span.parts_count == 0) {
-      Add(span.event_type, bytes, span.received);
+      Add(span.position, span.event_type, bytes, span.received);
       continue;
     }
     parts_.clear();
@@ -53,10 +54,10 @@ size_t EventBatch::MergeParts(size_t first, EventMerger& merger) {
       offset += size;
     }
     if (merger.Merge(parts_, merged_)) {
-      Add(span.event_type, merged_, span.received);
+      Add(span.position, span.event_type, merged_, span.received);
     } else {
       ++failed;
-      for (const std::string_view part : parts_) Add(span.event_type, part);
+      for (const std::string_view part : parts_) Add(span.position, span.event_type, part);
     }
   }
   return failed;

@@ -24,6 +24,8 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
                                       .drops = &drops,
                                       .on_available = std::move(on_available),
                                       .next_sequence = tail,
+                                      .read_end = tail,
+                                      .released = ReleaseTracker(tail),
                                       .merger = merger_factory_ ? merger_factory_() : nullptr,
                                       .sink_name = {}}));
   return cursors_.size() - 1;
@@ -236,11 +238,12 @@ const EventLog::Entry& EventLog::EntryAt(uint64_t sequence) const {
   return entries_[sequence - head_sequence_];
 }
 
-size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
+EventReader::ReadResult EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
   const size_t first = out.size();
   size_t added = 0;  // entries read
   bool has_parts = false;
   Cursor* cursor = nullptr;
+  PositionRange range;
   {
     MutexLock lock(mutex_);
     cursor = cursors_.at(cursor_id).get();
@@ -250,24 +253,41 @@ size_t EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
       if (cursor->accepts.Accepts(entry.event_type)) {
         const std::string_view bytes(entry.data, entry.size);
         if (entry.event_count == 1) {
-          out.Add(entry.event_type, bytes);
+          out.Add(cursor->next_sequence, entry.event_type, bytes);
         } else {
           const auto& extra = extra_parts_.at(cursor->next_sequence);
           read_parts_.assign(1, bytes);
           read_parts_.insert(read_parts_.end(), extra.begin(), extra.end());
-          out.AddParts(entry.event_type, read_parts_);
+          out.AddParts(cursor->next_sequence, entry.event_type, read_parts_);
           has_parts = true;
         }
         ++added;
       }
       ++cursor->next_sequence;
     }
+    if (!cursor->removed) {
+      range = PositionRange{cursor->read_end, cursor->next_sequence};
+      cursor->read_end = cursor->next_sequence;
+    }
     ReleaseRead();
   }
   // The parts were copied into `out`: merge them without holding up ingest.
   // A merge the merger refuses leaves its parts as separate events.
   if (has_parts) out.MergeParts(first, *cursor->merger);
-  return out.size() - first;
+  return ReadResult{out.size() - first, range};
+}
+
+bool EventLog::Release(CursorId cursor_id, uint64_t begin, uint64_t end) {
+  MutexLock lock(mutex_);
+  Cursor& cursor = *cursors_.at(cursor_id);
+  if (cursor.removed || end > cursor.read_end) return false;
+  const ReleaseTracker::Result result = cursor.released.Release(begin, end);
+  return result == ReleaseTracker::Result::kReleased || result == ReleaseTracker::Result::kEmpty;
+}
+
+uint64_t EventLog::ReleasedPosition(CursorId cursor_id) const {
+  MutexLock lock(mutex_);
+  return cursors_.at(cursor_id)->released.released();
 }
 
 bool EventLog::HasUnread(CursorId cursor_id) const {

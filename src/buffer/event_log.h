@@ -7,6 +7,11 @@
 // per sink that had not read it and accepts its type (Ray's drop-oldest).
 // An event is freed as soon as every cursor has passed it.
 //
+// Sinks read through EventReader (rayagg/event_reader.h): a read does not
+// release, and each cursor tracks its released position from the ranges its
+// sink releases (ReleaseTracker). In memory that position is only reported;
+// memory is still freed by reading, since the sink holds its own copy.
+//
 // Append is where dedup and coalescing act (docs/COALESCING.md):
 // - Dedup: an event whose id hash is in the DedupWindow is dropped and
 //   counted once (deduplicated_events), not per sink.
@@ -35,16 +40,18 @@
 #include "absl/container/inlined_vector.h"
 #include "buffer/chunk_store.h"
 #include "buffer/dedup_window.h"
-#include "buffer/event_batch.h"
+#include "buffer/release_tracker.h"
 #include "rayagg/drop_counters.h"
 #include "rayagg/event_appender.h"
+#include "rayagg/event_batch.h"
 #include "rayagg/event_merger.h"
+#include "rayagg/event_reader.h"
 #include "rayagg/event_type_filter.h"
 #include "rayagg/mutex.h"
 
 namespace rayagg {
 
-class EventLog final : public EventAppender {
+class EventLog final : public EventAppender, public EventReader {
  public:
   struct Limits {
     uint64_t max_events;
@@ -56,7 +63,7 @@ class EventLog final : public EventAppender {
     // Makes each cursor's merger; null turns coalescing off.
     EventMergerFactory merger_factory;
   };
-  using CursorId = size_t;
+  using CursorId = EventReader::CursorId;
 
   // Parts of one entry, bounded: a longer chain starts a new entry, so a
   // reader never merges more than this many events at once.
@@ -78,39 +85,24 @@ class EventLog final : public EventAppender {
   explicit EventLog(Limits limits);
   EventLog(Limits limits, Options options, size_t chunk_bytes = ChunkStore::kDefaultChunkBytes);
 
-  // Registers a reader. It starts at the newest end: it sees events appended
-  // from now on. `on_available` is called (outside the lock, on the appending
-  // thread) after an Append that added events this cursor accepts; it must be
-  // cheap and must not call back into the log. `drops` must outlive the log.
+  // EventReader (contracts there). The owner of a cursor must stop ingest
+  // before destroying what its `on_available` captures.
   CursorId AddCursor(EventTypeFilter accepts, DropCounters& drops,
-                     std::function<void()> on_available);
-
-  // Stops a cursor: it no longer holds events, counts drops or gets
-  // notified. Appends racing with this call may still invoke its callback
-  // once; the owner must stop ingest before destroying what it captures.
-  void RemoveCursor(CursorId cursor);
-
-  // Makes the cursor block rather than lose events (when_full: block): an
-  // Append that would evict an entry this cursor accepts and has not read
-  // inserts nothing and returns UNAVAILABLE naming `sink_name`, counting one
-  // in `refusals`. Both must outlive the log.
-  void BlockWhenFull(CursorId cursor, std::string sink_name, std::atomic<uint64_t>& refusals);
+                     std::function<void()> on_available) override;
+  void RemoveCursor(CursorId cursor) override;
+  void BlockWhenFull(CursorId cursor, std::string sink_name,
+                     std::atomic<uint64_t>& refusals) override;
+  void SetCursorFilter(CursorId cursor, EventTypeFilter accepts) override;
+  bool HasUnread(CursorId cursor) const override;
+  // Coalesced entries are merged before return (outside the lock); parts
+  // the merger refuses come back as separate events sharing the entry's
+  // position.
+  ReadResult Read(CursorId cursor, size_t max_events, EventBatch& out) override;
+  bool Release(CursorId cursor, uint64_t begin, uint64_t end) override;
+  uint64_t ReleasedPosition(CursorId cursor) const override;
 
   absl::Status Append(std::span<const IncomingEvent> events) override;
   std::optional<std::string> FullBlockingSink() const override;
-
-  // Copies up to `max_events` unread events the cursor accepts into `out` and
-  // moves the cursor past them (and past events it does not accept).
-  // Coalesced entries are merged before return (outside the lock). Returns
-  // the number of events added to `out`. One thread at a time per cursor.
-  size_t Read(CursorId cursor, size_t max_events, EventBatch& out);
-
-  // Changes which event types a cursor accepts from now on (SIGHUP reload);
-  // the cursor keeps its position.
-  void SetCursorFilter(CursorId cursor, EventTypeFilter accepts);
-
-  // Whether the cursor has unread events it accepts.
-  bool HasUnread(CursorId cursor) const;
 
   Snapshot GetSnapshot() const;
 
@@ -133,6 +125,10 @@ class EventLog final : public EventAppender {
     DropCounters* drops;
     std::function<void()> on_available;
     uint64_t next_sequence;  // sequence of the next unread entry
+    // Where the last Read ended: the next one's range begins here, so it
+    // covers entries evicted before the cursor reached them.
+    uint64_t read_end;
+    ReleaseTracker released;
     // Used only by Read, by the cursor's reader, outside the lock.
     std::unique_ptr<EventMerger> merger;
     bool removed = false;

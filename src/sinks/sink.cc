@@ -189,7 +189,8 @@ void Sink::Refill() {
     // Events left over after a body hit batch.max_bytes: keep them in front.
     EventBatch rest;
     for (size_t i = staged_next_; i < staged_.size(); ++i) {
-      rest.Add(staged_.event_type(i), staged_.bytes(i), staged_.received_count(i));
+      rest.Add(staged_.position(i), staged_.event_type(i), staged_.bytes(i),
+               staged_.received_count(i));
     }
     staged_ = std::move(rest);
     staged_next_ = 0;
@@ -281,7 +282,7 @@ void Sink::DropUndelivered(DropReason reason) {
   staged_.Clear();
   staged_next_ = 0;
   EventBatch unread;
-  while (log_.Read(cursor_, 4096, unread) > 0) {
+  while (log_.Read(cursor_, 4096, unread).events > 0) {
     CountDropped(unread, 0, reason);
     unread.Clear();
   }

@@ -22,7 +22,7 @@ IncomingEvent Event(const std::string& bytes, int32_t type, uint64_t id, uint64_
 
 size_t ReadCount(EventLog& log, EventLog::CursorId cursor, size_t max = 1000) {
   EventBatch batch;
-  return log.Read(cursor, max, batch);
+  return log.Read(cursor, max, batch).events;
 }
 
 // Concatenates parts with '+', so a merge is visible in the bytes.
@@ -134,11 +134,11 @@ TEST(EventLogBlockTest, CoalescingStillMergesWhileBlocking) {
   EXPECT_EQ(log.Append(new_entity).code(), absl::StatusCode::kUnavailable);
   // ...and after a read, parts link at Append and merge at Read as before.
   EventBatch batch;
-  ASSERT_EQ(log.Read(cursor, 1, batch), 1u);
+  ASSERT_EQ(log.Read(cursor, 1, batch).events, 1u);
   std::vector<IncomingEvent> second = {Event(l2, kTaskLifecycle, 4, 43)};
   ASSERT_TRUE(log.Append(second).ok());
   EventBatch rest;
-  ASSERT_EQ(log.Read(cursor, 10, rest), 1u);
+  ASSERT_EQ(log.Read(cursor, 10, rest).events, 1u);
   EXPECT_EQ(rest.bytes(0), "x+l2");
   EXPECT_EQ(rest.received_count(0), 2u);
 }

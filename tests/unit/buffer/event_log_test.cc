@@ -163,7 +163,7 @@ TEST(EventLogTest, RequestIsInsertedAtomicallyWithRespectToReaders) {
   size_t total = 0;
   while (!done || log.HasUnread(cursor)) {
     EventBatch batch;
-    total += log.Read(cursor, 1'000'000, batch);
+    total += log.Read(cursor, 1'000'000, batch).events;
     EXPECT_EQ(total % 10, 0u);
   }
   writer.join();
