@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "common/sink_url.h"
 #include "common/text.h"
 #include "config/event_type_list.h"
 #include "config/load_config.h"
 #include "config/units.h"
+#include "sinks/rules/sink_url.h"
 
 namespace rayagg {
 

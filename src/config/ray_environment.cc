@@ -6,10 +6,10 @@
 #include <limits>
 #include <span>
 
-#include "common/sink_url.h"
 #include "common/text.h"
 #include "config/event_type_list.h"
 #include "config/units.h"
+#include "sinks/rules/sink_url.h"
 
 namespace rayagg {
 

@@ -4,10 +4,10 @@
 #include <map>
 
 #include "common/http_header_rules.h"
-#include "common/sink_url.h"
 #include "common/text.h"
 #include "config/ray_environment.h"
 #include "config/units.h"
+#include "sinks/rules/sink_url.h"
 
 namespace rayagg {
 

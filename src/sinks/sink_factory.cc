@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "common/sink_url.h"
 #include "http/tls_context.h"
 #include "sinks/bearer_token_file.h"
 #include "sinks/file_transport.h"
 #include "sinks/http_transport.h"
+#include "sinks/rules/sink_url.h"
 
 namespace rayagg {
 

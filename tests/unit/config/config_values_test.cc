@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "common/sink_url.h"
 #include "config/event_type_list.h"
 #include "config/ray_environment.h"
 #include "config/units.h"
 #include "config_test_util.h"
+#include "sinks/rules/sink_url.h"
 
 namespace rayagg {
 namespace {

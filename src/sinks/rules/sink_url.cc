@@ -1,4 +1,4 @@
-#include "common/sink_url.h"
+#include "sinks/rules/sink_url.h"
 
 #include "common/text.h"
 
