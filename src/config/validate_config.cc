@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 
-#include "common/http_header_rules.h"
 #include "common/text.h"
 #include "config/ray_environment.h"
 #include "config/units.h"
+#include "http/rules/http_header_rules.h"
 #include "sinks/rules/sink_url.h"
 
 namespace rayagg {

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "common/http_header_rules.h"
 #include "http/request.h"
 #include "http/resolve.h"
+#include "http/rules/http_header_rules.h"
 
 namespace rayagg {
 namespace {

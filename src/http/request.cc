@@ -1,7 +1,7 @@
 #include "http/request.h"
 
 #include "absl/status/status.h"
-#include "common/http_header_rules.h"
+#include "http/rules/http_header_rules.h"
 
 #ifndef RAYAGG_VERSION
 #error "RAYAGG_VERSION must be defined by the build (src/http/CMakeLists.txt)"

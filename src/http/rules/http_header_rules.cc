@@ -1,4 +1,4 @@
-#include "common/http_header_rules.h"
+#include "http/rules/http_header_rules.h"
 
 #include <algorithm>
 #include <cctype>
