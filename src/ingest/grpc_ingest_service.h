@@ -11,7 +11,7 @@
 
 #include <functional>
 
-#include "common/bearer_token_checker.h"
+#include "ingest/bearer_token_checker.h"
 #include "ingest/ingest_counters.h"
 #include "ops/log_rate_limiter.h"
 #include "rayagg/event_appender.h"

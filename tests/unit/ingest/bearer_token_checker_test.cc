@@ -1,5 +1,5 @@
 // BearerTokenChecker: what counts as carrying Ray's token.
-#include "common/bearer_token_checker.h"
+#include "ingest/bearer_token_checker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Checks the credentials of an incoming call against Ray's auth token
-// (RAY_AUTH_MODE=token): the gRPC AddEvents service and the HTTP ingest both
-// use it, so they accept exactly the same requests.
+// (RAY_AUTH_MODE=token). Only the gRPC AddEvents service uses it: Ray's HTTP
+// publisher sends no Authorization header, so HTTP ingest must not.
 #pragma once
 
 #include <array>

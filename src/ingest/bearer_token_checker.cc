@@ -1,4 +1,4 @@
-#include "common/bearer_token_checker.h"
+#include "ingest/bearer_token_checker.h"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
