@@ -18,14 +18,13 @@ int64_t UnixMillisNow() {
 
 }  // namespace
 
-Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
            std::vector<std::unique_ptr<BatchTransport>> transports,
            std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger)
     : executor_(std::move(executor)),
       name_(config.name),
       config_(std::move(config)),
-      log_(log),
-      encoder_(std::move(encoder)),
+      reader_(reader),
       logger_(logger),
       backoff_(config_.retry, config_.retry_policy),
       random_(std::random_device{}()),
@@ -42,9 +41,10 @@ Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
   }
   if (slots_.empty()) throw std::invalid_argument("Sink needs at least one transport");
   slot_count_ = slots_.size();
-  cursor_ = log_.AddCursor(config_.event_types, drops_, [this] { OnEventsAvailable(); });
+  cursor_ = reader_.AddCursor(config_.event_types, drops_, [this] { OnEventsAvailable(); });
+  batcher_.emplace(reader_, cursor_, config_.batch, std::move(encoder), drops_);
   if (config_.when_full == WhenFull::kBlock) {
-    log_.BlockWhenFull(cursor_, config_.name, counters_.refused_requests);
+    reader_.BlockWhenFull(cursor_, config_.name, counters_.refused_requests);
   }
 }
 
@@ -57,13 +57,13 @@ std::vector<std::unique_ptr<BatchTransport>> OneTransport(
 }
 }  // namespace
 
-Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
            std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
            spdlog::logger& logger)
-    : Sink(std::move(executor), std::move(config), log, OneTransport(std::move(transport)),
+    : Sink(std::move(executor), std::move(config), reader, OneTransport(std::move(transport)),
            std::move(encoder), logger) {}
 
-Sink::~Sink() { log_.RemoveCursor(cursor_); }
+Sink::~Sink() { reader_.RemoveCursor(cursor_); }
 
 void Sink::Start() {
   logger_.info(
@@ -101,9 +101,9 @@ void Sink::ApplyPendingSettings() {
   settings.config.max_in_flight = config_.max_in_flight;
   settings.config.when_full = config_.when_full;
   config_ = std::move(settings.config);
-  encoder_ = std::move(settings.encoder);
+  batcher_->Reconfigure(config_.batch, std::move(settings.encoder));
   backoff_ = Backoff(config_.retry, config_.retry_policy);
-  log_.SetCursorFilter(cursor_, config_.event_types);
+  reader_.SetCursorFilter(cursor_, config_.event_types);
   reconfigurations_.fetch_add(1);
   logger_.info("sink reconfigured sink={} max_events={} flush_interval_ms={}", name_,
                config_.batch.max_events, config_.batch.flush_interval.count());
@@ -150,7 +150,7 @@ bool Sink::DrainExpired() const { return draining_ && Clock::now() >= drain_dead
 asio::awaitable<void> Sink::WaitForEvents(Clock::time_point until) {
   // No suspension between this check and the wait below, and wake-ups run on
   // the same strand, so a notification cannot be lost in between.
-  if (draining_ || pending_settings_ || log_.HasUnread(cursor_)) co_return;
+  if (draining_ || pending_settings_ || reader_.HasUnread(cursor_)) co_return;
   wake_timer_.expires_at(until);
   boost::system::error_code ignored;
   co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
@@ -184,107 +184,29 @@ asio::awaitable<void> Sink::SleepUntil(Slot& slot, Clock::time_point until) {
   co_await slot.timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
-void Sink::Refill() {
-  if (staged_next_ > 0 && staged_next_ < staged_.size()) {
-    // Events left over after a body hit batch.max_bytes: keep them in front.
-    EventBatch rest;
-    for (size_t i = staged_next_; i < staged_.size(); ++i) {
-      rest.Add(staged_.position(i), staged_.event_type(i), staged_.bytes(i),
-               staged_.received_count(i));
+OutgoingBatch Sink::EncodeBatch() {
+  Batcher::EncodeDrops dropped;
+  OutgoingBatch batch = batcher_->Encode(dropped);
+  if (dropped.too_large > 0 || dropped.encode_errors > 0) {
+    if (auto suppressed = drop_log_limiter_.Allow()) {
+      logger_.warn(
+          "events dropped while encoding sink={} too_large={} max_bytes={} encode_errors={} "
+          "first_encode_error={} suppressed_warnings={}",
+          config_.name, dropped.too_large, config_.batch.max_bytes, dropped.encode_errors,
+          dropped.first_encode_error, *suppressed);
     }
-    staged_ = std::move(rest);
-    staged_next_ = 0;
-  } else if (staged_next_ == staged_.size()) {
-    staged_.Clear();
-    staged_next_ = 0;
   }
-  const size_t want =
-      config_.batch.max_events - std::min<size_t>(config_.batch.max_events, StagedCount());
-  if (want > 0) log_.Read(cursor_, want, staged_);
-}
-
-Sink::OutgoingBatch Sink::EncodeBatch() {
-  OutgoingBatch batch;
-  std::string& body = batch.body;
-  full_by_bytes_ = false;
-  body.reserve(std::min<size_t>(config_.batch.max_bytes, staged_.byte_size() * 2 + 2));
-  body.push_back('[');
-  while (staged_next_ < staged_.size()) {
-    const size_t mark = body.size();
-    const int32_t type = staged_.event_type(staged_next_);
-    const uint32_t received = staged_.received_count(staged_next_);
-    if (batch.size() > 0) body.push_back(',');
-    const size_t begin = body.size();
-    if (absl::Status encoded = encoder_->AppendEvent(staged_.bytes(staged_next_), body);
-        !encoded.ok()) {
-      body.resize(mark);
-      drops_.Add(DropReason::kEncodeError, type, received);
-      logger_.error("event dropped: cannot encode as JSON sink={} reason={}", config_.name,
-                    std::string(encoded.message()));
-      ++staged_next_;
-      continue;
-    }
-    if (body.size() + 1 > config_.batch.max_bytes) {  // +1 for the closing ']'
-      body.resize(mark);
-      if (batch.size() == 0) {
-        drops_.Add(DropReason::kTooLarge, type, received);
-        if (auto suppressed = drop_log_limiter_.Allow()) {
-          logger_.warn(
-              "event dropped: larger than batch.max_bytes sink={} max_bytes={} "
-              "suppressed_warnings={}",
-              config_.name, config_.batch.max_bytes, *suppressed);
-        }
-        ++staged_next_;
-        continue;
-      }
-      full_by_bytes_ = true;
-      break;
-    }
-    batch.begins.push_back(begin);
-    batch.ends.push_back(body.size());
-    batch.types.push_back(type);
-    batch.received.push_back(received);
-    ++staged_next_;
-  }
-  body.push_back(']');
   return batch;
-}
-
-Sink::OutgoingBatch Sink::OutgoingBatch::Slice(size_t first, size_t last) const {
-  OutgoingBatch slice;
-  const size_t from = begins[first];
-  const size_t to = ends[last - 1];
-  slice.body.reserve(to - from + 2);
-  slice.body.push_back('[');
-  slice.body.append(body, from, to - from);
-  slice.body.push_back(']');
-  for (size_t i = first; i < last; ++i) {
-    slice.begins.push_back(begins[i] - from + 1);
-    slice.ends.push_back(ends[i] - from + 1);
-    slice.types.push_back(types[i]);
-    slice.received.push_back(received[i]);
-  }
-  return slice;
 }
 
 void Sink::DropBatch(const OutgoingBatch& batch, DropReason reason) {
   for (size_t i = 0; i < batch.size(); ++i) drops_.Add(reason, batch.types[i], batch.received[i]);
 }
 
-void Sink::CountDropped(const EventBatch& events, size_t first, DropReason reason) {
-  for (size_t i = first; i < events.size(); ++i) {
-    drops_.Add(reason, events.event_type(i), events.received_count(i));
-  }
-}
-
-void Sink::DropUndelivered(DropReason reason) {
-  CountDropped(staged_, staged_next_, reason);
-  staged_.Clear();
-  staged_next_ = 0;
-  EventBatch unread;
-  while (log_.Read(cursor_, 4096, unread).events > 0) {
-    CountDropped(unread, 0, reason);
-    unread.Clear();
+void Sink::ReleaseBatch(const OutgoingBatch& batch) {
+  if (!batcher_->Release(batch.range)) {
+    logger_.error("bug: batch range released twice sink={} begin={} end={}", config_.name,
+                  batch.range.begin, batch.range.end);
   }
 }
 
@@ -302,6 +224,8 @@ asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch,
       const size_t middle = current.size() / 2;
       pending.push_back(current.Slice(middle, current.size()));
       pending.push_back(current.Slice(0, middle));
+    } else {
+      ReleaseBatch(current);  // delivered or dropped
     }
   }
 }
@@ -413,19 +337,20 @@ asio::awaitable<void> Sink::Run() {
     // reads nothing, so retries never grow memory.
     Slot* slot = co_await AcquireSlot();
     ApplyPendingSettings();
-    Refill();
-    if (StagedCount() == 0) {
+    batcher_->Refill();
+    if (batcher_->staged_count() == 0) {
       if (draining_) break;
       co_await WaitForEvents(Clock::time_point::max());
       continue;
     }
     // Batch window: flush_interval from the first event, unless the batch is
     // already full or the sink is draining.
-    if (!full_by_bytes_) {
+    if (!batcher_->full_by_bytes()) {
       const auto window_end = Clock::now() + config_.batch.flush_interval;
-      while (!draining_ && StagedCount() < config_.batch.max_events && Clock::now() < window_end) {
+      while (!draining_ && batcher_->staged_count() < config_.batch.max_events &&
+             Clock::now() < window_end) {
         co_await WaitForEvents(window_end);
-        Refill();
+        batcher_->Refill();
       }
     }
     if (DrainExpired()) break;
@@ -447,7 +372,7 @@ asio::awaitable<void> Sink::Run() {
                    }));
   }
   co_await WaitAllDelivered();
-  if (DrainExpired()) DropUndelivered(DropReason::kShutdown);
+  if (DrainExpired()) batcher_->DropUndelivered(DropReason::kShutdown);
   logger_.info("sink stopped sink={} sent_events={} dropped_events={}", config_.name,
                counters_.sent_events.load(), drops_.Total());
 }

@@ -10,6 +10,11 @@
 // retry limits) or the drain deadline passes -> repeat. A batch waiting out a
 // backoff keeps its slot, so with every slot busy the sink reads nothing more;
 // the log keeps accepting and the sink's when_full policy applies.
+//
+// The sink reads through EventReader and stages and cuts batches with its
+// Batcher (sinks/batcher.h); it releases a batch's position range when the
+// batch (or a 413 half) is delivered or dropped, and at the drain deadline
+// what it drops as undelivered.
 #pragma once
 
 #include <atomic>
@@ -21,15 +26,17 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "buffer/event_log.h"
 #include "common/asio.h"
 #include "json/event_json_encoder.h"
 #include "ops/log_rate_limiter.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
+#include "rayagg/event_reader.h"
 #include "rayagg/mutex.h"
 #include "sinks/backoff.h"
 #include "sinks/batch_transport.h"
+#include "sinks/batcher.h"
+#include "sinks/outgoing_batch.h"
 #include "sinks/rate_limiter.h"
 #include "sinks/recovery_log.h"
 #include "sinks/sink_counters.h"
@@ -45,15 +52,15 @@ class Sink {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Registers the sink's cursor with `log` immediately, so it sees every event
-  // appended after construction. `executor` should be a strand of its own.
+  // Registers the sink's cursor with `reader` (the event log) immediately, so
+  // it sees every event appended after construction. `executor` should be a strand of its own.
   // One transport per in-flight slot: at most transports.size() (and
   // max_in_flight) batches are delivered at once; at least one is required.
-  Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+  Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
        std::vector<std::unique_ptr<BatchTransport>> transports,
        std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger);
   // A single slot.
-  Sink(asio::any_io_executor executor, SinkConfig config, EventLog& log,
+  Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
        std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
        spdlog::logger& logger);
   ~Sink();
@@ -90,20 +97,10 @@ class Sink {
   const SinkCounters& counters() const { return counters_; }
   const DropCounters& drops() const { return drops_; }
   const SinkRequestStats& request_stats() const { return request_stats_; }
+  // The cursor this sink reads through (tests check its released position).
+  EventReader::CursorId cursor() const { return cursor_; }
 
  private:
-  // An encoded batch: the JSON array and where each element sits in it, so
-  // that a 413 can split it without encoding again.
-  struct OutgoingBatch {
-    std::string body;
-    std::vector<size_t> begins;  // offset of element i's first byte
-    std::vector<size_t> ends;    // offset just past element i
-    std::vector<int32_t> types;
-    std::vector<uint32_t> received;  // received events element i stands for
-    size_t size() const { return types.size(); }
-    // Elements [first, last) as a batch of their own.
-    OutgoingBatch Slice(size_t first, size_t last) const;
-  };
   // One in-flight slot: a transport (an HTTP connection) and its backoff timer.
   struct Slot {
     std::unique_ptr<BatchTransport> transport;
@@ -122,9 +119,7 @@ class Sink {
   asio::awaitable<Slot*> AcquireSlot();
   // Suspends until no batch is in flight.
   asio::awaitable<void> WaitAllDelivered();
-  // Tops the staging batch up to batch.max_events from the log.
-  void Refill();
-  // Encodes staged events into a batch within batch.max_bytes.
+  // Cuts the next batch (Batcher::Encode) and logs what it dropped.
   OutgoingBatch EncodeBatch();
   // Delivers `batch` (and the halves a 413 splits it into) on `slot`.
   asio::awaitable<void> DeliverBatch(Slot& slot, OutgoingBatch batch, Clock::time_point not_before);
@@ -132,12 +127,8 @@ class Sink {
   // Waits on the slot's timer until `until` (or Drain()).
   asio::awaitable<void> SleepUntil(Slot& slot, Clock::time_point until);
   void DropBatch(const OutgoingBatch& batch, DropReason reason);
-  // Counts events[first...] dropped for `reason`, each as the received
-  // events it stands for.
-  void CountDropped(const EventBatch& events, size_t first, DropReason reason);
-  // Counts everything this sink still holds or has unread as dropped.
-  void DropUndelivered(DropReason reason);
-  size_t StagedCount() const { return staged_.size() - staged_next_; }
+  // Releases the range of a batch that was delivered or dropped.
+  void ReleaseBatch(const OutgoingBatch& batch);
   void OnEventsAvailable();
   bool DrainExpired() const;
   void MarkFinished();
@@ -155,8 +146,7 @@ class Sink {
   asio::any_io_executor executor_;
   const std::string name_;  // fixed for life: metrics read it from other threads
   SinkConfig config_;       // strand-confined: replaced by ApplyPendingSettings()
-  EventLog& log_;
-  std::unique_ptr<EventJsonEncoder> encoder_;
+  EventReader& reader_;
   spdlog::logger& logger_;
   Backoff backoff_;
   std::mt19937_64 random_;
@@ -168,7 +158,8 @@ class Sink {
   LogRateLimiter failure_log_limiter_{std::chrono::seconds(10)};
   LogRateLimiter drop_log_limiter_{std::chrono::seconds(10)};
   RecoveryLog recovery_log_;  // strand-confined
-  EventLog::CursorId cursor_;
+  EventReader::CursorId cursor_;
+  std::optional<Batcher> batcher_;  // set once the cursor exists; strand-confined
 
   // Strand-confined state.
   size_t slot_count_ = 0;
@@ -177,9 +168,6 @@ class Sink {
   RateLimiter rate_limiter_;
   asio::steady_timer wake_timer_;  // idle and batch-window waits; new events cancel it
   asio::steady_timer slot_timer_;  // waits for a free slot; a finished delivery cancels it
-  bool full_by_bytes_ = false;     // the last body stopped at batch.max_bytes
-  EventBatch staged_;              // read from the log, not yet in a batch
-  size_t staged_next_ = 0;         // first staged event not yet in a batch
   bool draining_ = false;
   Clock::time_point drain_deadline_ = Clock::time_point::max();
 

@@ -20,7 +20,7 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
                                         spdlog::logger& logger);
 
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
-                                               const SinkConfig& config, EventLog& log,
+                                               const SinkConfig& config, EventReader& reader,
                                                spdlog::logger& logger);
 
 }  // namespace rayagg

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "buffer/event_log.h"
 #include "json/event_json_encoder.h"
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "buffer/event_log.h"
 #include "json/event_json_encoder.h"
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"
