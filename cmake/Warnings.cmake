@@ -20,10 +20,15 @@ function(rayagg_warnings target)
 endfunction()
 
 # Declares one of our static libraries from the .cc files of the calling directory.
+# A library exports only include/ (the interfaces, include/rayagg/); src/ is on
+# its own include path only, so a library may still use another's src/ header
+# (the composition root does), but the executables, tests and benchmarks that
+# reach into src/ say so themselves.
 function(rayagg_library name)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   add_library(${name} STATIC ${sources})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
+                                     PRIVATE ${PROJECT_SOURCE_DIR}/src)
   # include/rayagg/mutex.h: the thread-safety annotations.
   target_link_libraries(${name} PUBLIC absl::core_headers)
   rayagg_warnings(${name})
