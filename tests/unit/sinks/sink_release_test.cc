@@ -84,6 +84,13 @@ class SinkReleaseTest : public ::testing::Test {
 
   ~SinkReleaseTest() override {
     if (sink_) {
+      // A test that failed before opening its gate must not leave a
+      // delivery held: the sink could never finish.
+      if (io_thread_) {
+        OnStrand([this] {
+          for (ScriptedTransport* gated : gated_) gated->Open();
+        });
+      }
       sink_->Drain(Sink::Clock::now());
       sink_->WaitFinished(60s);
     }
@@ -143,6 +150,7 @@ class SinkReleaseTest : public ::testing::Test {
   asio::io_context io_;
   std::unique_ptr<Sink> sink_;
   std::optional<test::IoThread> io_thread_;
+  std::vector<ScriptedTransport*> gated_;  // opened at teardown
   int appended_ = 0;
 };
 
@@ -179,6 +187,7 @@ TEST_F(SinkReleaseTest, WithTwoInFlightThePositionWaitsForTheEarlierBatch) {
   auto prompt = std::make_unique<ScriptedTransport>(Answer(200));
   ScriptedTransport& first = *held;
   ScriptedTransport& second = *prompt;
+  gated_.push_back(&first);
   std::vector<std::unique_ptr<BatchTransport>> transports;
   transports.push_back(std::move(held));    // slot 0: batch [0, 10)
   transports.push_back(std::move(prompt));  // slot 1: batch [10, 20)
