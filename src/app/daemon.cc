@@ -35,7 +35,7 @@ absl::Status Daemon::Start() {
   work_guard_.emplace(io_.get_executor());
   // Sinks first: their cursors must exist before the first event arrives.
   for (const SinkConfig& sink_config : config_.sinks) {
-    auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_);
+    auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
     if (!sink.ok()) {
       sinks_.clear();  // none started yet: nothing to drain
       work_guard_.reset();
@@ -57,7 +57,7 @@ absl::Status Daemon::Start() {
   for (size_t i = 0; i < threads; ++i) io_threads_.emplace_back([this] { RunIoThread(); });
 
   grpc_server_ = std::make_unique<GrpcIngestServer>(config_.grpc, log_, ingest_counters_, *logger_,
-                                                    config_.ingest_auth);
+                                                    config_.ingest_auth, clock_);
   absl::StatusOr<int> port = grpc_server_->Start();
   if (!port.ok()) {
     Stop();
@@ -165,8 +165,7 @@ std::string Daemon::RenderMetricsPage() const {
   std::vector<HttpListenerCounters> listeners;
   if (http_server_) listeners.push_back({"http_ingest", http_server_->counters()});
   if (ops_server_) listeners.push_back({"ops", ops_server_->counters()});
-  const double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now = std::chrono::duration<double>(clock_.WallNow().time_since_epoch()).count();
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,
                                     .buffer = log_.GetSnapshot(),
                                     .buffer_config = config_.buffer,
@@ -182,8 +181,8 @@ std::string Daemon::RenderMetricsPage() const {
 absl::Status Daemon::StartHttpIngest() {
   const HttpIngestConfig& http = config_.http_ingest;
   StartListenerThread();
-  http_ingest_ =
-      std::make_unique<HttpIngestHandler>(log_, ingest_counters_, *logger_, http.max_body_bytes);
+  http_ingest_ = std::make_unique<HttpIngestHandler>(log_, ingest_counters_, *logger_,
+                                                     http.max_body_bytes, clock_);
   http_server_ = std::make_unique<HttpServer>(
       listener_io_, HttpServerOptions{.address = http.address,
                                       .port = http.port,
@@ -241,7 +240,7 @@ void Daemon::Stop() {
     grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
   }
   const auto drain_timeout = config_.shutdown.drain_timeout;
-  const auto deadline = Sink::Clock::now() + drain_timeout;
+  const SteadyTime deadline = clock_.Now() + drain_timeout;
   for (auto& sink : sinks_) sink->Drain(deadline);
   // A request in flight at the deadline may still run to its own timeout.
   Duration longest_request{0};

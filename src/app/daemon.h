@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "buffer/event_log.h"
 #include "common/asio.h"
+#include "common/real_clock.h"
 #include "http/http_server.h"
 #include "ingest/grpc_ingest_server.h"
 #include "ingest/http_ingest_handler.h"
@@ -76,6 +77,9 @@ class Daemon {
 
   const Config config_;
   std::shared_ptr<spdlog::logger> logger_;
+  // The process's one clock: sinks, drain deadlines and log rate limiting
+  // read time and wait through it (include/rayagg/clock.h).
+  RealClock clock_;
   IngestCounters ingest_counters_;
   EventLog log_;
   asio::io_context io_;

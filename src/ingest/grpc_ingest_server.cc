@@ -11,10 +11,10 @@ std::string JoinHostPort(const std::string& host, int port) {
 
 GrpcIngestServer::GrpcIngestServer(const GrpcConfig& config, EventAppender& appender,
                                    IngestCounters& counters, spdlog::logger& logger,
-                                   const IngestAuthConfig& auth)
+                                   const IngestAuthConfig& auth, Clock& clock)
     : config_(config),
       logger_(logger),
-      service_(appender, counters, logger, BearerTokenChecker(auth)) {}
+      service_(appender, counters, logger, BearerTokenChecker(auth), clock) {}
 
 GrpcIngestServer::~GrpcIngestServer() {
   if (server_) Shutdown(std::chrono::system_clock::now());

@@ -15,8 +15,9 @@ namespace rayagg {
 class GrpcIngestServer {
  public:
   // `auth`: Ray's token check (IngestAuthConfig), applied to every call.
+  // `clock` outlives the server.
   GrpcIngestServer(const GrpcConfig& config, EventAppender& appender, IngestCounters& counters,
-                   spdlog::logger& logger, const IngestAuthConfig& auth);
+                   spdlog::logger& logger, const IngestAuthConfig& auth, Clock& clock);
   ~GrpcIngestServer();
 
   // Binds and starts serving; returns the bound port (the OS's pick for port 0).

@@ -27,8 +27,12 @@ std::optional<std::string_view> AuthorizationOf(const grpc::CallbackServerContex
 }  // namespace
 
 GrpcIngestService::GrpcIngestService(EventAppender& appender, IngestCounters& counters,
-                                     spdlog::logger& logger, BearerTokenChecker auth)
-    : appender_(appender), counters_(counters), logger_(logger), auth_(std::move(auth)) {}
+                                     spdlog::logger& logger, BearerTokenChecker auth, Clock& clock)
+    : appender_(appender),
+      counters_(counters),
+      logger_(logger),
+      auth_(std::move(auth)),
+      clock_(clock) {}
 
 grpc::ServerUnaryReactor* GrpcIngestService::AddEvents(grpc::CallbackServerContext* context,
                                                        const grpc::ByteBuffer* request,
@@ -61,7 +65,7 @@ void GrpcIngestService::Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer
   if (!decoded.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     // The message names the defect, never event contents.
-    if (auto suppressed = reject_log_limiter_.Allow()) {
+    if (auto suppressed = reject_log_limiter_.Allow(clock_.Now())) {
       logger_.warn("rejected AddEvents request: {} bytes={} suppressed_warnings={}",
                    std::string(decoded.status().message()), wire.size(), *suppressed);
     }

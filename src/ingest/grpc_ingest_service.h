@@ -14,6 +14,7 @@
 #include "ingest/bearer_token_checker.h"
 #include "ingest/ingest_counters.h"
 #include "ops/log_rate_limiter.h"
+#include "rayagg/clock.h"
 #include "rayagg/event_appender.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 
@@ -28,8 +29,9 @@ class GrpcIngestService final
           ray::rpc::events::EventAggregatorService::Service> {
  public:
   // With `auth` required, calls without Ray's token get UNAUTHENTICATED.
+  // `clock` (for log rate limiting) outlives the service.
   GrpcIngestService(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
-                    BearerTokenChecker auth);
+                    BearerTokenChecker auth, Clock& clock);
 
   // Runs on a gRPC callback thread. Never blocks: decode and append; the
   // call finishes once the log has the events (with a spool: once they are
@@ -49,6 +51,7 @@ class GrpcIngestService final
   IngestCounters& counters_;
   spdlog::logger& logger_;
   const BearerTokenChecker auth_;
+  Clock& clock_;
   // A sender stuck re-sending a bad request must not flood the log.
   LogRateLimiter reject_log_limiter_{std::chrono::seconds(10)};
 };

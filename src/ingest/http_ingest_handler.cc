@@ -48,11 +48,12 @@ struct HttpIngestHandler::Workspace {
 };
 
 HttpIngestHandler::HttpIngestHandler(EventAppender& appender, IngestCounters& counters,
-                                     spdlog::logger& logger, uint64_t max_body_bytes)
+                                     spdlog::logger& logger, uint64_t max_body_bytes, Clock& clock)
     : appender_(appender),
       counters_(counters),
       logger_(logger),
       max_body_bytes_(max_body_bytes),
+      clock_(clock),
       schema_(EventJsonParser::RayEventSchema()) {}
 
 HttpIngestHandler::~HttpIngestHandler() = default;
@@ -84,7 +85,7 @@ void HttpIngestHandler::HandleAsync(HttpRequest& request, HttpResponder respond)
   if (!body.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(body.status().message());
-    if (auto suppressed = reject_log_limiter_.Allow()) {
+    if (auto suppressed = reject_log_limiter_.Allow(clock_.Now())) {
       logger_.warn("rejected HTTP ingest request: {} suppressed_warnings={}", message, *suppressed);
     }
     switch (body.status().code()) {
@@ -113,7 +114,7 @@ void HttpIngestHandler::Ingest(std::string& body, Workspace& workspace, HttpRequ
   if (const absl::Status parsed = workspace.parser.ParseArray(body, batch); !parsed.ok()) {
     counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
     const std::string message(parsed.message());
-    if (auto suppressed = reject_log_limiter_.Allow()) {
+    if (auto suppressed = reject_log_limiter_.Allow(clock_.Now())) {
       logger_.warn("rejected HTTP ingest request: {} bytes={} suppressed_warnings={}", message,
                    body.size(), *suppressed);
     }
@@ -138,7 +139,7 @@ void HttpIngestHandler::Ingest(std::string& body, Workspace& workspace, HttpRequ
   }
   if (!batch.rejections().empty()) {
     // Positions only: reasons may quote values, and event contents never reach the log.
-    if (auto suppressed = bad_element_log_limiter_.Allow()) {
+    if (auto suppressed = bad_element_log_limiter_.Allow(clock_.Now())) {
       logger_.warn(
           "HTTP ingest dropped {} of {} elements as bad_element (first: #{}) "
           "suppressed_warnings={}",

@@ -18,6 +18,7 @@
 #include "http/http_server.h"
 #include "ingest/ingest_counters.h"
 #include "ops/log_rate_limiter.h"
+#include "rayagg/clock.h"
 #include "rayagg/event_appender.h"
 #include "rayagg/mutex.h"
 
@@ -31,8 +32,9 @@ class WireSchema;
 
 class HttpIngestHandler {
  public:
+  // `clock` (for log rate limiting) outlives the handler.
   HttpIngestHandler(EventAppender& appender, IngestCounters& counters, spdlog::logger& logger,
-                    uint64_t max_body_bytes);
+                    uint64_t max_body_bytes, Clock& clock);
 
   ~HttpIngestHandler();
 
@@ -56,6 +58,7 @@ class HttpIngestHandler {
   IngestCounters& counters_;
   spdlog::logger& logger_;
   const uint64_t max_body_bytes_;
+  Clock& clock_;
   // A sender posting bad requests or elements in a loop (Ray's agent retries
   // forever) gets one warning per interval each, with a suppressed count, as
   // gRPC ingest does.

@@ -15,14 +15,14 @@ namespace rayagg {
 
 class LogRateLimiter {
  public:
-  using Clock = std::chrono::steady_clock;
+  // Steady time, as rayagg::Clock::Now() gives it (include/rayagg/clock.h).
+  using TimePoint = std::chrono::steady_clock::time_point;
 
-  explicit LogRateLimiter(Clock::duration interval) : interval_(interval) {}
+  explicit LogRateLimiter(std::chrono::steady_clock::duration interval) : interval_(interval) {}
 
-  // Whether to log now. If so, returns how many calls were suppressed since
-  // the last one that logged (0 for the first); otherwise nullopt.
-  // Thread-safe.
-  std::optional<uint64_t> Allow(Clock::time_point now = Clock::now()) {
+  // Whether to log at `now` (its caller's clock's Now()). If so, returns how many calls were
+  // suppressed since the last one that logged (0 for the first); otherwise nullopt. Thread-safe.
+  std::optional<uint64_t> Allow(TimePoint now) {
     MutexLock lock(mutex_);
     if (logged_once_ && now - last_logged_ < interval_) {
       ++suppressed_;
@@ -36,10 +36,10 @@ class LogRateLimiter {
   }
 
  private:
-  const Clock::duration interval_;
+  const std::chrono::steady_clock::duration interval_;
   Mutex mutex_;
   bool logged_once_ ABSL_GUARDED_BY(mutex_) = false;
-  Clock::time_point last_logged_ ABSL_GUARDED_BY(mutex_){};
+  TimePoint last_logged_ ABSL_GUARDED_BY(mutex_){};
   uint64_t suppressed_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 

@@ -10,34 +10,33 @@
 namespace rayagg {
 namespace {
 
-int64_t UnixMillisNow() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+int64_t UnixMillis(WallTime time) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
 }
 
 }  // namespace
 
 Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
            std::vector<std::unique_ptr<BatchTransport>> transports,
-           std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger)
+           std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger, Clock& clock)
     : executor_(std::move(executor)),
       name_(config.name),
       config_(std::move(config)),
       reader_(reader),
       logger_(logger),
+      clock_(clock),
       backoff_(config_.retry, config_.retry_policy),
       random_(std::random_device{}()),
       // A burst of one second's worth (at least one batch) after an idle spell.
       rate_limiter_(config_.max_events_per_second,
                     std::max<uint64_t>(config_.max_events_per_second, config_.batch.max_events)),
-      wake_timer_(executor_),
-      slot_timer_(executor_) {
+      wake_timer_(clock_.MakeTimer(executor_)),
+      slot_timer_(clock_.MakeTimer(executor_)) {
   const size_t slots =
       std::min<size_t>(std::max<uint32_t>(config_.max_in_flight, 1), transports.size());
   for (size_t i = 0; i < slots; ++i) {
     slots_.push_back(
-        std::make_unique<Slot>(Slot{std::move(transports[i]), asio::steady_timer(executor_)}));
+        std::make_unique<Slot>(Slot{std::move(transports[i]), clock_.MakeTimer(executor_)}));
   }
   if (slots_.empty()) throw std::invalid_argument("Sink needs at least one transport");
   slot_count_ = slots_.size();
@@ -59,9 +58,9 @@ std::vector<std::unique_ptr<BatchTransport>> OneTransport(
 
 Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
            std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
-           spdlog::logger& logger)
+           spdlog::logger& logger, Clock& clock)
     : Sink(std::move(executor), std::move(config), reader, OneTransport(std::move(transport)),
-           std::move(encoder), logger) {}
+           std::move(encoder), logger, clock) {}
 
 Sink::~Sink() { reader_.RemoveCursor(cursor_); }
 
@@ -87,9 +86,9 @@ void Sink::Reconfigure(SinkConfig config, std::vector<std::unique_ptr<BatchTrans
     // wait is cut short so that attempt goes to the new settings at once.
     for (size_t i = 0; i < slots_.size() && i < pending_settings_->transports.size(); ++i) {
       slots_[i]->next_transport = std::move(pending_settings_->transports[i]);
-      slots_[i]->timer.cancel();
+      slots_[i]->timer->Cancel();
     }
-    wake_timer_.cancel();
+    wake_timer_->Cancel();
   });
 }
 
@@ -109,14 +108,14 @@ void Sink::ApplyPendingSettings() {
                config_.batch.max_events, config_.batch.flush_interval.count());
 }
 
-void Sink::Drain(Clock::time_point deadline) {
+void Sink::Drain(SteadyTime deadline) {
   asio::post(executor_, [this, deadline] {
     draining_ = true;
     drain_deadline_ = deadline;
-    wake_timer_.cancel();
+    wake_timer_->Cancel();
     // Backoff and rate waits are cut short so the next attempt (or the
     // give-up) happens before the deadline; SleepUntil caps later waits at it.
-    for (const auto& slot : slots_) slot->timer.cancel();
+    for (const auto& slot : slots_) slot->timer->Cancel();
   });
 }
 
@@ -141,19 +140,18 @@ void Sink::OnEventsAvailable() {
   if (wake_pending_.exchange(true)) return;
   asio::post(executor_, [this] {
     wake_pending_ = false;
-    wake_timer_.cancel();
+    wake_timer_->Cancel();
   });
 }
 
-bool Sink::DrainExpired() const { return draining_ && Clock::now() >= drain_deadline_; }
+bool Sink::DrainExpired() const { return draining_ && clock_.Now() >= drain_deadline_; }
 
-asio::awaitable<void> Sink::WaitForEvents(Clock::time_point until) {
+asio::awaitable<void> Sink::WaitForEvents(SteadyTime until) {
   // No suspension between this check and the wait below, and wake-ups run on
   // the same strand, so a notification cannot be lost in between.
   if (draining_ || pending_settings_ || reader_.HasUnread(cursor_)) co_return;
-  wake_timer_.expires_at(until);
-  boost::system::error_code ignored;
-  co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  wake_timer_->ExpiresAt(until);
+  co_await wake_timer_->Wait();
 }
 
 asio::awaitable<Sink::Slot*> Sink::AcquireSlot() {
@@ -162,33 +160,30 @@ asio::awaitable<Sink::Slot*> Sink::AcquireSlot() {
       if (!slot->busy) co_return slot.get();
     }
     // A finishing delivery cancels the timer, on this strand: no lost wake-up.
-    slot_timer_.expires_at(Clock::time_point::max());
-    boost::system::error_code ignored;
-    co_await slot_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    slot_timer_->ExpiresAt(SteadyTime::max());
+    co_await slot_timer_->Wait();
   }
 }
 
 asio::awaitable<void> Sink::WaitAllDelivered() {
   while (busy_slots_ > 0) {
-    slot_timer_.expires_at(Clock::time_point::max());
-    boost::system::error_code ignored;
-    co_await slot_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    slot_timer_->ExpiresAt(SteadyTime::max());
+    co_await slot_timer_->Wait();
   }
 }
 
-asio::awaitable<void> Sink::SleepUntil(Slot& slot, Clock::time_point until) {
+asio::awaitable<void> Sink::SleepUntil(Slot& slot, SteadyTime until) {
   if (draining_) until = std::min(until, drain_deadline_);
-  if (until <= Clock::now()) co_return;
-  slot.timer.expires_at(until);
-  boost::system::error_code ignored;
-  co_await slot.timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  if (until <= clock_.Now()) co_return;
+  slot.timer->ExpiresAt(until);
+  co_await slot.timer->Wait();
 }
 
 OutgoingBatch Sink::EncodeBatch() {
   Batcher::EncodeDrops dropped;
   OutgoingBatch batch = batcher_->Encode(dropped);
   if (dropped.too_large > 0 || dropped.encode_errors > 0) {
-    if (auto suppressed = drop_log_limiter_.Allow()) {
+    if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
       logger_.warn(
           "events dropped while encoding sink={} too_large={} max_bytes={} encode_errors={} "
           "first_encode_error={} suppressed_warnings={}",
@@ -210,8 +205,7 @@ void Sink::ReleaseBatch(const OutgoingBatch& batch) {
   }
 }
 
-asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch,
-                                         Clock::time_point not_before) {
+asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch, SteadyTime not_before) {
   co_await SleepUntil(slot, not_before);
   // Halves still to send, the next one last; at most log2(events) + 1 deep.
   std::vector<OutgoingBatch> pending;
@@ -232,7 +226,7 @@ asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch,
 
 asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const OutgoingBatch& batch) {
   uint64_t retry = 0;
-  const auto first_attempt = Clock::now();
+  const SteadyTime first_attempt = clock_.Now();
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
@@ -242,16 +236,16 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     // No call is in flight on this slot: a transport from Reconfigure()
     // applies here (the body keeps the encoding it was built with).
     if (slot.next_transport) slot.transport = std::move(slot.next_transport);
-    const auto started = Clock::now();
+    const SteadyTime started = clock_.Now();
     const DeliveryOutcome outcome = co_await slot.transport->Deliver(batch.body);
     const Classification classified = Classify(config_.retry_policy, outcome);
-    request_stats_.Record(Clock::now() - started, classified.verdict == Verdict::kSuccess,
+    request_stats_.Record(clock_.Now() - started, classified.verdict == Verdict::kSuccess,
                           classified.reason);
     if (classified.verdict == Verdict::kSuccess) {
       counters_.sent_events.fetch_add(batch.size(), std::memory_order_relaxed);
       counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
       counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
-      counters_.last_success_unix_ms.store(UnixMillisNow(), std::memory_order_relaxed);
+      counters_.last_success_unix_ms.store(UnixMillis(clock_.WallNow()), std::memory_order_relaxed);
       counters_.consecutive_failures.store(0, std::memory_order_relaxed);
       if (const std::optional<uint64_t> failed = recovery_log_.Succeeded()) {
         logger_.info("sink recovered sink={} failed_attempts={}", config_.name, *failed);
@@ -263,7 +257,7 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     if (classified.verdict == Verdict::kSplit) {
       if (batch.size() > 1) co_return AttemptEnd::kSplit;
       DropBatch(batch, DropReason::kTooLarge);
-      if (auto suppressed = drop_log_limiter_.Allow()) {
+      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
         logger_.warn(
             "event dropped: the endpoint answered 413 to it alone sink={} bytes={} "
             "suppressed_warnings={}",
@@ -273,7 +267,7 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     }
     if (classified.verdict == Verdict::kReject) {
       DropBatch(batch, DropReason::kRejected);
-      if (auto suppressed = drop_log_limiter_.Allow()) {
+      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
         logger_.warn(
             "batch dropped: the endpoint rejected it sink={} failure={} reason={} events={} "
             "suppressed_warnings={}",
@@ -282,14 +276,14 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
       co_return AttemptEnd::kDone;
     }
     const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
-    const auto now = Clock::now();
+    const SteadyTime now = clock_.Now();
     const bool out_of_retries =
         config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries);
     const bool out_of_time =
         config_.retry.max_elapsed.count() > 0 && now - first_attempt >= config_.retry.max_elapsed;
     if (out_of_retries || out_of_time) {
       DropBatch(batch, DropReason::kRetriesExhausted);
-      const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow();
+      const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow(clock_.Now());
       recovery_log_.Failed(/*warned=*/suppressed.has_value());
       if (suppressed) {
         logger_.warn(
@@ -307,16 +301,16 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     if (outcome.retry_after.has_value()) {
       // The larger of our backoff and what the collector asked, within the cap.
       if (const std::optional<Duration> asked =
-              ParseRetryAfter(*outcome.retry_after, std::chrono::system_clock::now())) {
+              ParseRetryAfter(*outcome.retry_after, clock_.WallNow())) {
         delay = std::max(delay, std::min(*asked, config_.retry.max_retry_after));
       }
     }
-    Clock::time_point wake_at = now + delay;
+    SteadyTime wake_at = now + delay;
     // One last attempt when max_elapsed runs out, rather than sleeping past it.
     if (config_.retry.max_elapsed.count() > 0) {
       wake_at = std::min(wake_at, first_attempt + config_.retry.max_elapsed);
     }
-    const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow();
+    const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow(clock_.Now());
     recovery_log_.Failed(/*warned=*/suppressed.has_value());
     if (suppressed) {
       logger_.warn(
@@ -340,15 +334,15 @@ asio::awaitable<void> Sink::Run() {
     batcher_->Refill();
     if (batcher_->staged_count() == 0) {
       if (draining_) break;
-      co_await WaitForEvents(Clock::time_point::max());
+      co_await WaitForEvents(SteadyTime::max());
       continue;
     }
     // Batch window: flush_interval from the first event, unless the batch is
     // already full or the sink is draining.
     if (!batcher_->full_by_bytes()) {
-      const auto window_end = Clock::now() + config_.batch.flush_interval;
+      const SteadyTime window_end = clock_.Now() + config_.batch.flush_interval;
       while (!draining_ && batcher_->staged_count() < config_.batch.max_events &&
-             Clock::now() < window_end) {
+             clock_.Now() < window_end) {
         co_await WaitForEvents(window_end);
         batcher_->Refill();
       }
@@ -356,7 +350,7 @@ asio::awaitable<void> Sink::Run() {
     if (DrainExpired()) break;
     OutgoingBatch batch = EncodeBatch();
     if (batch.size() == 0) continue;
-    const Clock::time_point not_before = rate_limiter_.Reserve(batch.size(), Clock::now());
+    const SteadyTime not_before = rate_limiter_.Reserve(batch.size(), clock_.Now());
     slot->busy = true;
     ++busy_slots_;
     counters_.in_flight_batches.fetch_add(1, std::memory_order_relaxed);
@@ -367,7 +361,7 @@ asio::awaitable<void> Sink::Run() {
                      slot->busy = false;
                      --busy_slots_;
                      counters_.in_flight_batches.fetch_sub(1, std::memory_order_relaxed);
-                     slot_timer_.cancel();
+                     slot_timer_->Cancel();
                      if (error) std::rethrow_exception(error);
                    }));
   }

@@ -29,6 +29,7 @@
 #include "common/asio.h"
 #include "json/event_json_encoder.h"
 #include "ops/log_rate_limiter.h"
+#include "rayagg/clock.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
 #include "rayagg/event_reader.h"
@@ -50,19 +51,19 @@ namespace rayagg {
 
 class Sink {
  public:
-  using Clock = std::chrono::steady_clock;
-
   // Registers the sink's cursor with `reader` (the event log) immediately, so
   // it sees every event appended after construction. `executor` should be a strand of its own.
   // One transport per in-flight slot: at most transports.size() (and
   // max_in_flight) batches are delivered at once; at least one is required.
+  // Every time the sink reads and every wait it does (batch window, backoff,
+  // rate limit, drain deadline) goes through `clock`, which outlives it.
   Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
        std::vector<std::unique_ptr<BatchTransport>> transports,
-       std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger);
+       std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger, Clock& clock);
   // A single slot.
   Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
        std::unique_ptr<BatchTransport> transport, std::unique_ptr<EventJsonEncoder> encoder,
-       spdlog::logger& logger);
+       spdlog::logger& logger, Clock& clock);
   ~Sink();
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
@@ -72,10 +73,11 @@ class Sink {
   void Start();
 
   // Deliver what is buffered, then stop; give up (counting drops with reason
-  // `shutdown`) at `deadline`. Thread-safe.
-  void Drain(Clock::time_point deadline);
+  // `shutdown`) at `deadline`, a time of the sink's clock. Thread-safe.
+  void Drain(SteadyTime deadline);
 
-  // Waits until the loop has finished after Drain(), or `timeout` passes.
+  // Waits until the loop has finished after Drain(), or `timeout` of real
+  // time passes (a guard for the caller's thread, not a sink deadline).
   bool WaitFinished(std::chrono::milliseconds timeout);
 
   // Replaces the settings (URL and transports, headers, token file, TLS,
@@ -104,7 +106,7 @@ class Sink {
   // One in-flight slot: a transport (an HTTP connection) and its backoff timer.
   struct Slot {
     std::unique_ptr<BatchTransport> transport;
-    asio::steady_timer timer;
+    std::unique_ptr<Timer> timer;
     // From Reconfigure(): replaces `transport` before the slot's next attempt.
     std::unique_ptr<BatchTransport> next_transport =
         nullptr;  // backoff and rate waits; Drain() cuts them short
@@ -114,7 +116,7 @@ class Sink {
 
   asio::awaitable<void> Run();
   // Suspends until events may be available, `until` passes, or Drain().
-  asio::awaitable<void> WaitForEvents(Clock::time_point until);
+  asio::awaitable<void> WaitForEvents(SteadyTime until);
   // Suspends until a slot is free; returns it.
   asio::awaitable<Slot*> AcquireSlot();
   // Suspends until no batch is in flight.
@@ -122,10 +124,10 @@ class Sink {
   // Cuts the next batch (Batcher::Encode) and logs what it dropped.
   OutgoingBatch EncodeBatch();
   // Delivers `batch` (and the halves a 413 splits it into) on `slot`.
-  asio::awaitable<void> DeliverBatch(Slot& slot, OutgoingBatch batch, Clock::time_point not_before);
+  asio::awaitable<void> DeliverBatch(Slot& slot, OutgoingBatch batch, SteadyTime not_before);
   asio::awaitable<AttemptEnd> DeliverWithRetry(Slot& slot, const OutgoingBatch& batch);
   // Waits on the slot's timer until `until` (or Drain()).
-  asio::awaitable<void> SleepUntil(Slot& slot, Clock::time_point until);
+  asio::awaitable<void> SleepUntil(Slot& slot, SteadyTime until);
   void DropBatch(const OutgoingBatch& batch, DropReason reason);
   // Releases the range of a batch that was delivered or dropped.
   void ReleaseBatch(const OutgoingBatch& batch);
@@ -148,6 +150,7 @@ class Sink {
   SinkConfig config_;       // strand-confined: replaced by ApplyPendingSettings()
   EventReader& reader_;
   spdlog::logger& logger_;
+  Clock& clock_;
   Backoff backoff_;
   std::mt19937_64 random_;
 
@@ -166,10 +169,10 @@ class Sink {
   std::vector<std::unique_ptr<Slot>> slots_;
   size_t busy_slots_ = 0;
   RateLimiter rate_limiter_;
-  asio::steady_timer wake_timer_;  // idle and batch-window waits; new events cancel it
-  asio::steady_timer slot_timer_;  // waits for a free slot; a finished delivery cancels it
+  std::unique_ptr<Timer> wake_timer_;  // idle and batch-window waits; new events cancel it
+  std::unique_ptr<Timer> slot_timer_;  // waits for a free slot; a finished delivery cancels it
   bool draining_ = false;
-  Clock::time_point drain_deadline_ = Clock::time_point::max();
+  SteadyTime drain_deadline_ = SteadyTime::max();
 
   std::atomic<bool> wake_pending_{false};
   Mutex finished_mutex_;

@@ -62,11 +62,11 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
 
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
                                                const SinkConfig& config, EventReader& reader,
-                                               spdlog::logger& logger) {
+                                               spdlog::logger& logger, Clock& clock) {
   absl::StatusOr<SinkParts> parts = MakeSinkParts(executor, config, logger);
   if (!parts.ok()) return parts.status();
   return std::make_unique<Sink>(std::move(executor), config, reader, std::move(parts->transports),
-                                std::move(parts->encoder), logger);
+                                std::move(parts->encoder), logger, clock);
 }
 
 }  // namespace rayagg

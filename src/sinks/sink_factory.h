@@ -19,8 +19,9 @@ struct SinkParts {
 absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const SinkConfig& config,
                                         spdlog::logger& logger);
 
+// `clock` is the sink's (Sink's constructor) and outlives it.
 absl::StatusOr<std::unique_ptr<Sink>> MakeSink(asio::any_io_executor executor,
                                                const SinkConfig& config, EventReader& reader,
-                                               spdlog::logger& logger);
+                                               spdlog::logger& logger, Clock& clock);
 
 }  // namespace rayagg

@@ -43,15 +43,6 @@ Config TestConfig(std::vector<SinkConfig> sinks) {
   return config;
 }
 
-bool WaitFor(const std::function<bool()>& predicate, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() >= deadline) return predicate();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
 std::string JsonEventId(const RayEvent& event) { return absl::Base64Escape(event.event_id()); }
 
 size_t ElementCount(std::string_view body) {

@@ -27,6 +27,7 @@
 #include "app/daemon.h"
 #include "rayagg/config.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
+#include "support/condition_wait.h"
 #include "support/sample_events.h"
 #include "support/test_http_server.h"
 
@@ -36,8 +37,9 @@ using ray::rpc::events::AddEventsReply;
 
 // Every gRPC call the tests make carries this deadline unless told otherwise.
 inline constexpr std::chrono::milliseconds kRpcDeadline{10'000};
-// How long a test waits for something that should happen in milliseconds.
-inline constexpr std::chrono::milliseconds kWaitTimeout{10'000};
+// How long a test waits for something that should happen in milliseconds
+// (generous: only a failing test waits this long).
+inline constexpr std::chrono::milliseconds kWaitTimeout = kConditionTimeout;
 
 inline constexpr std::string_view kAddEventsMethod =
     "/ray.rpc.events.EventAggregatorService/AddEvents";
@@ -49,12 +51,6 @@ SinkConfig FastHttpSink(std::string url, std::string name = "test-sink");
 // A Config listening on 127.0.0.1 port 0 (the OS picks) with `sinks`, and a
 // short drain so a test that leaves events undeliverable still ends quickly.
 Config TestConfig(std::vector<SinkConfig> sinks);
-
-// Waits until `predicate` holds or `timeout` passes; returns whether it holds.
-// Only for state without a condition variable to wait on (the daemon's
-// counters); prefer TestHttpServer::WaitUntil for what the server saw.
-bool WaitFor(const std::function<bool()>& predicate,
-             std::chrono::milliseconds timeout = kWaitTimeout);
 
 // ---- What the endpoint received ----
 

@@ -14,6 +14,7 @@
 
 #include "ingest/grpc_ingest_server.h"
 #include "rayagg/mutex.h"
+#include "support/manual_clock.h"
 #include "support/sample_events.h"
 
 namespace rayagg {
@@ -64,7 +65,7 @@ class GrpcAsyncAppendTest : public ::testing::Test {
     GrpcConfig config;
     config.port = 0;
     server_ = std::make_unique<GrpcIngestServer>(config, appender_, counters_, *logger_,
-                                                 IngestAuthConfig{});
+                                                 IngestAuthConfig{}, clock_);
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.status();
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(*port),
@@ -86,6 +87,7 @@ class GrpcAsyncAppendTest : public ::testing::Test {
       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
   DeferringAppender appender_;
   IngestCounters counters_;
+  test::ManualClock clock_;
   std::unique_ptr<GrpcIngestServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<ray::rpc::events::EventAggregatorService::Stub> stub_;

@@ -96,9 +96,8 @@ TEST_F(LoggerTest, UnopenableFileIsAnErrorNamingTheKey) {
 }
 
 TEST(LogRateLimiterTest, OneLinePerIntervalCountingTheRest) {
-  using Clock = LogRateLimiter::Clock;
   LogRateLimiter limiter(std::chrono::seconds(10));
-  const Clock::time_point start{};
+  const LogRateLimiter::TimePoint start{};
   EXPECT_EQ(limiter.Allow(start + std::chrono::seconds(100)), 0u);
   EXPECT_EQ(limiter.Allow(start + std::chrono::seconds(101)), std::nullopt);
   EXPECT_EQ(limiter.Allow(start + std::chrono::seconds(109)), std::nullopt);

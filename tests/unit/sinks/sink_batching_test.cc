@@ -1,6 +1,8 @@
 // The sink's batcher and retry loop against an in-memory transport: batch
 // limits, the flush interval, byte limits, filtering and the retry limit.
-// Real HTTP delivery is covered by tests/integration.
+// Time is a ManualClock: batch windows and backoffs are zero unless a test
+// is about them, and then the test advances the clock. Real HTTP delivery is
+// covered by tests/integration; timing rules by sink_timing_test.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
@@ -15,6 +17,7 @@
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
+#include "support/manual_clock.h"
 
 namespace rayagg {
 namespace {
@@ -40,12 +43,13 @@ class RecordingTransport final : public BatchTransport {
   }
   std::string Describe() const override { return "memory"; }
 
-  bool WaitForAttempts(int n, std::chrono::milliseconds timeout) {
+  bool WaitForAttempts(int n, std::chrono::milliseconds timeout = test::ManualClock::kRealTimeout) {
     MutexLock lock(mutex_);
     return changed_.WaitFor(mutex_, timeout,
                             [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return attempts_ >= n; });
   }
-  bool WaitForEvents(size_t n, std::chrono::milliseconds timeout) {
+  bool WaitForEvents(size_t n,
+                     std::chrono::milliseconds timeout = test::ManualClock::kRealTimeout) {
     MutexLock lock(mutex_);
     return changed_.WaitFor(mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
       return EventCountLocked() >= n;
@@ -85,8 +89,8 @@ class SinkBatchingTest : public ::testing::Test {
 
   ~SinkBatchingTest() override {
     if (sink_) {
-      sink_->Drain(Sink::Clock::now() + 5s);
-      sink_->WaitFinished(10s);
+      sink_->Drain(clock_.Now() + 5s);
+      sink_->WaitFinished(test::ManualClock::kRealTimeout);
     }
     work_.reset();
     io_.stop();
@@ -96,8 +100,9 @@ class SinkBatchingTest : public ::testing::Test {
   RecordingTransport& StartSink(SinkConfig config, int failures = 0) {
     auto transport = std::make_unique<RecordingTransport>(failures);
     transport_ = transport.get();
-    sink_ = std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_,
-                                   std::move(transport), MakeProtobufJsonEncoder({}), logger_);
+    sink_ =
+        std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_,
+                               std::move(transport), MakeProtobufJsonEncoder({}), logger_, clock_);
     sink_->Start();
     thread_ = std::jthread([this] { io_.run(); });
     return *transport_;
@@ -115,11 +120,15 @@ class SinkBatchingTest : public ::testing::Test {
     SinkConfig config;
     config.name = "test";
     config.event_types = EventTypeFilter::All();
-    config.retry.initial_backoff = 1ms;
-    config.retry.max_backoff = 5ms;
+    // The manual clock stands still: a partial batch goes at once, a retry
+    // follows at once.
+    config.batch.flush_interval = 0ms;
+    config.retry.initial_backoff = 0ms;
+    config.retry.max_backoff = 0ms;
     return config;
   }
 
+  test::ManualClock clock_;  // outlives the io_context and the sink
   spdlog::logger logger_;
   EventLog log_;
   asio::io_context io_;
@@ -136,7 +145,7 @@ TEST_F(SinkBatchingTest, FullBatchesGoOutAtMaxEventsInOrder) {
   config.batch.flush_interval = 60s;  // only size can trigger these sends
   auto& transport = StartSink(config);
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 30);
-  ASSERT_TRUE(transport.WaitForEvents(30, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(30));
   int expected = 0;
   for (const auto& body : transport.Bodies()) {
     auto array = nlohmann::json::parse(body);
@@ -151,8 +160,16 @@ TEST_F(SinkBatchingTest, PartialBatchGoesOutAfterFlushInterval) {
   SinkConfig config = Config();
   config.batch.flush_interval = 50ms;
   auto& transport = StartSink(config);
+  const SteadyTime start = clock_.Now();
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 3);
-  ASSERT_TRUE(transport.WaitForEvents(3, 10s));
+  // The sink now waits for the batch window to close, and sends nothing
+  // until the clock gets there.
+  ASSERT_EQ(clock_.WaitForNextDeadline(), start + 50ms);
+  clock_.Advance(50ms - 1ns);
+  EXPECT_EQ(clock_.NextDeadline(), start + 50ms);
+  EXPECT_TRUE(transport.Bodies().empty());
+  clock_.Advance(1ns);
+  ASSERT_TRUE(transport.WaitForEvents(3));
   ASSERT_EQ(transport.Bodies().size(), 1u);
   EXPECT_EQ(nlohmann::json::parse(transport.Bodies()[0]).size(), 3u);
 }
@@ -160,10 +177,9 @@ TEST_F(SinkBatchingTest, PartialBatchGoesOutAfterFlushInterval) {
 TEST_F(SinkBatchingTest, BodiesStayWithinMaxBytes) {
   SinkConfig config = Config();
   config.batch.max_bytes = 600;
-  config.batch.flush_interval = 10ms;
   auto& transport = StartSink(config);
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 40);
-  ASSERT_TRUE(transport.WaitForEvents(40, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(40));
   EXPECT_GT(transport.Bodies().size(), 1u);
   for (const auto& body : transport.Bodies()) {
     EXPECT_LE(body.size(), 600u);
@@ -174,7 +190,6 @@ TEST_F(SinkBatchingTest, BodiesStayWithinMaxBytes) {
 TEST_F(SinkBatchingTest, EventLargerThanMaxBytesIsDroppedAndCounted) {
   SinkConfig config = Config();
   config.batch.max_bytes = 1024;
-  config.batch.flush_interval = 10ms;
   auto& transport = StartSink(config);
   RayEvent big;
   big.set_event_type(RayEvent::TASK_DEFINITION_EVENT);
@@ -184,18 +199,17 @@ TEST_F(SinkBatchingTest, EventLargerThanMaxBytesIsDroppedAndCounted) {
   std::vector<IncomingEvent> events{{big_bytes, RayEvent::TASK_DEFINITION_EVENT, 0, 0},
                                     {small_bytes, RayEvent::TASK_DEFINITION_EVENT, 0, 0}};
   ASSERT_TRUE(log_.Append(events).ok());
-  ASSERT_TRUE(transport.WaitForEvents(1, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(1));
   EXPECT_EQ(sink_->drops().Total(DropReason::kTooLarge), 1u);
 }
 
 TEST_F(SinkBatchingTest, FilteredTypesNeverReachTheTransport) {
   SinkConfig config = Config();
   config.event_types = EventTypeFilter::Of({RayEvent::TASK_LIFECYCLE_EVENT});
-  config.batch.flush_interval = 10ms;
   auto& transport = StartSink(config);
   Append(RayEvent::TASK_PROFILE_EVENT, 0, 5);
   Append(RayEvent::TASK_LIFECYCLE_EVENT, 5, 2);
-  ASSERT_TRUE(transport.WaitForEvents(2, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(2));
   for (const auto& body : transport.Bodies()) {
     for (const auto& element : nlohmann::json::parse(body)) {
       EXPECT_EQ(element["eventType"], "TASK_LIFECYCLE_EVENT");
@@ -205,14 +219,13 @@ TEST_F(SinkBatchingTest, FilteredTypesNeverReachTheTransport) {
 
 TEST_F(SinkBatchingTest, RetriesTheSameBatchUntilItIsDelivered) {
   SinkConfig config = Config();
-  config.batch.flush_interval = 10ms;
   auto& transport = StartSink(config, /*failures=*/3);
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 5);
-  ASSERT_TRUE(transport.WaitForEvents(5, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(5));
   // The transport sees the body before the sink counts it: finish the sink
   // so its counters are final.
-  sink_->Drain(Sink::Clock::now() + 5s);
-  ASSERT_TRUE(sink_->WaitFinished(10s));
+  sink_->Drain(clock_.Now() + 5s);
+  ASSERT_TRUE(sink_->WaitFinished(test::ManualClock::kRealTimeout));
   EXPECT_EQ(sink_->counters().failed_attempts.load(), 3u);
   EXPECT_EQ(sink_->counters().retries.load(), 3u);
   EXPECT_EQ(sink_->counters().sent_events.load(), 5u);
@@ -221,13 +234,12 @@ TEST_F(SinkBatchingTest, RetriesTheSameBatchUntilItIsDelivered) {
 
 TEST_F(SinkBatchingTest, RetryLimitDropsTheBatchAndMovesOn) {
   SinkConfig config = Config();
-  config.batch.flush_interval = 10ms;
   config.retry.max_retries = 1;
   auto& transport = StartSink(config, /*failures=*/2);
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 4);
-  ASSERT_TRUE(transport.WaitForAttempts(2, 10s));
+  ASSERT_TRUE(transport.WaitForAttempts(2));
   Append(RayEvent::TASK_DEFINITION_EVENT, 4, 1);
-  ASSERT_TRUE(transport.WaitForEvents(1, 10s));
+  ASSERT_TRUE(transport.WaitForEvents(1));
   EXPECT_EQ(sink_->drops().Total(DropReason::kRetriesExhausted), 4u);
   EXPECT_EQ(nlohmann::json::parse(transport.Bodies()[0])[0]["message"], "m4");
 }
@@ -237,8 +249,8 @@ TEST_F(SinkBatchingTest, DrainFlushesAPartialBatchAtOnce) {
   config.batch.flush_interval = 60s;
   auto& transport = StartSink(config);
   Append(RayEvent::TASK_DEFINITION_EVENT, 0, 7);
-  sink_->Drain(Sink::Clock::now() + 5s);
-  ASSERT_TRUE(sink_->WaitFinished(10s));
+  sink_->Drain(clock_.Now() + 5s);
+  ASSERT_TRUE(sink_->WaitFinished(test::ManualClock::kRealTimeout));
   EXPECT_EQ(transport.Bodies().size(), 1u);
   EXPECT_EQ(sink_->counters().sent_events.load(), 7u);
 }

@@ -17,6 +17,7 @@
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "support/io_thread.h"
+#include "support/manual_clock.h"
 
 namespace rayagg {
 namespace {
@@ -91,7 +92,7 @@ class SinkReleaseTest : public ::testing::Test {
           for (ScriptedTransport* gated : gated_) gated->Open();
         });
       }
-      sink_->Drain(Sink::Clock::now());
+      sink_->Drain(clock_.Now());
       sink_->WaitFinished(60s);
     }
   }
@@ -111,7 +112,7 @@ class SinkReleaseTest : public ::testing::Test {
   // The sink's cursor starts at the newest end: start it before appending.
   void Start(SinkConfig config, std::vector<std::unique_ptr<BatchTransport>> transports) {
     sink_ = std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_,
-                                   std::move(transports), MakeFastJsonEncoder({}), logger_);
+                                   std::move(transports), MakeFastJsonEncoder({}), logger_, clock_);
     sink_->Start();
     io_thread_.emplace(io_);
   }
@@ -145,6 +146,7 @@ class SinkReleaseTest : public ::testing::Test {
 
   uint64_t Released() { return log_.ReleasedPosition(sink_->cursor()); }
 
+  test::ManualClock clock_;  // outlives the io_context and the sink
   spdlog::logger logger_;
   EventLog log_;
   asio::io_context io_;
@@ -216,7 +218,7 @@ TEST_F(SinkReleaseTest, ShutdownDropsAtTheDrainDeadlineAreReleased) {
   Start(Config(), std::move(transports));
   Append(25);
   ASSERT_TRUE(answers.WaitForAnswers(1, 60s));
-  sink_->Drain(Sink::Clock::now());  // already past
+  sink_->Drain(clock_.Now());  // already past
   ASSERT_TRUE(sink_->WaitFinished(60s));
   EXPECT_EQ(sink_->drops().Total(DropReason::kShutdown), 25u);
   EXPECT_EQ(Released(), 25u);

@@ -21,6 +21,8 @@
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
+#include "support/condition_wait.h"
+#include "support/manual_clock.h"
 
 namespace rayagg {
 namespace {
@@ -28,7 +30,7 @@ namespace {
 using ray::rpc::events::RayEvent;
 using namespace std::chrono_literals;
 
-constexpr auto kWaitTimeout = 60s;
+constexpr auto kWaitTimeout = test::kConditionTimeout;
 
 // What every transport of the test received: event message -> deliveries.
 class Deliveries {
@@ -86,7 +88,7 @@ class SinkReloadTest : public ::testing::Test {
 
   ~SinkReloadTest() override {
     if (sink_) {
-      sink_->Drain(Sink::Clock::now() + 5s);
+      sink_->Drain(clock_.Now() + 5s);
       sink_->WaitFinished(kWaitTimeout);
     }
     work_.reset();
@@ -99,7 +101,7 @@ class SinkReloadTest : public ::testing::Test {
     config.name = "reloaded";
     config.event_types = EventTypeFilter::All();
     config.batch.max_events = 7;
-    config.batch.flush_interval = 1ms;
+    config.batch.flush_interval = 0ms;  // the manual clock stands still
     return config;
   }
 
@@ -115,7 +117,7 @@ class SinkReloadTest : public ::testing::Test {
   void StartSink(SinkConfig config) {
     config.max_in_flight = 2;
     sink_ = std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_, Transports(0),
-                                   MakeProtobufJsonEncoder({}), logger_);
+                                   MakeProtobufJsonEncoder({}), logger_, clock_);
     sink_->Start();
     // Two io threads: the sink's strand hops between them.
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
@@ -123,12 +125,7 @@ class SinkReloadTest : public ::testing::Test {
 
   // Applied on the sink's strand; polled, as nothing signals it.
   bool WaitForReconfigurations(uint64_t n) {
-    const auto deadline = Sink::Clock::now() + kWaitTimeout;
-    while (sink_->reconfigurations() < n) {
-      if (Sink::Clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(1ms);
-    }
-    return true;
+    return test::WaitFor([&] { return sink_->reconfigurations() >= n; });
   }
 
   void Append(RayEvent::EventType type, const std::string& prefix, int first, int count) {
@@ -145,6 +142,7 @@ class SinkReloadTest : public ::testing::Test {
     ASSERT_TRUE(log_.Append(events).ok());
   }
 
+  test::ManualClock clock_;  // outlives the io_context and the sink
   spdlog::logger logger_;
   EventLog log_;
   Deliveries deliveries_;
@@ -175,7 +173,7 @@ TEST_F(SinkReloadTest, ReconfiguringWhileEventsArriveLosesAndRepeatsNothing) {
     }
   }
   ASSERT_TRUE(deliveries_.WaitForTotal(kRequests * kPerRequest));
-  sink_->Drain(Sink::Clock::now() + 5s);
+  sink_->Drain(clock_.Now() + 5s);
   ASSERT_TRUE(sink_->WaitFinished(kWaitTimeout));
   const auto counts = deliveries_.Counts();
   EXPECT_EQ(counts.size(), size_t{kRequests * kPerRequest});
@@ -193,7 +191,7 @@ TEST_F(SinkReloadTest, EventsAfterTheReloadUseTheNewTransportAndFilter) {
   Append(RayEvent::TASK_DEFINITION_EVENT, "filtered", 0, 3);
   Append(RayEvent::NODE_DEFINITION_EVENT, "node", 0, 2);
   ASSERT_TRUE(deliveries_.WaitForTotal(2));
-  sink_->Drain(Sink::Clock::now() + 5s);
+  sink_->Drain(clock_.Now() + 5s);
   ASSERT_TRUE(sink_->WaitFinished(kWaitTimeout));
   const auto counts = deliveries_.Counts();
   EXPECT_EQ(counts, (std::map<std::string, int>{{"node0", 1}, {"node1", 1}}));
