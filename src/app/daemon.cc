@@ -20,8 +20,12 @@ unsigned AllowedCpuCount() {
 }
 
 Daemon::Daemon(Config config, std::shared_ptr<spdlog::logger> logger)
+    : Daemon(std::move(config), std::move(logger), real_clock_) {}
+
+Daemon::Daemon(Config config, std::shared_ptr<spdlog::logger> logger, Clock& clock)
     : config_(std::move(config)),
       logger_(std::move(logger)),
+      clock_(clock),
       log_(EventLog::Limits{config_.buffer.max_events, config_.buffer.max_bytes},
            EventLog::Options{
                .dedup_window_events = config_.buffer.dedup_window_events,

@@ -32,7 +32,10 @@ namespace rayagg {
 
 class Daemon {
  public:
+  // Time comes from a RealClock of the daemon's own.
   Daemon(Config config, std::shared_ptr<spdlog::logger> logger);
+  // Time comes from `clock`, which outlives the daemon (tests: a ManualClock).
+  Daemon(Config config, std::shared_ptr<spdlog::logger> logger, Clock& clock);
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
@@ -79,7 +82,8 @@ class Daemon {
   std::shared_ptr<spdlog::logger> logger_;
   // The process's one clock: sinks, drain deadlines and log rate limiting
   // read time and wait through it (include/rayagg/clock.h).
-  RealClock clock_;
+  RealClock real_clock_;
+  Clock& clock_;
   IngestCounters ingest_counters_;
   EventLog log_;
   asio::io_context io_;

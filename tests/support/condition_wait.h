@@ -21,4 +21,24 @@ inline constexpr std::chrono::milliseconds kConditionTimeout{60'000};
 bool WaitFor(const std::function<bool()>& predicate,
              std::chrono::milliseconds timeout = kConditionTimeout);
 
+// A real-time limit for a wait the test does itself with a blocking call
+// that takes a timeout (poll(2) on a pidfd or inotify descriptor).
+class WaitDeadline {
+ public:
+  explicit WaitDeadline(std::chrono::milliseconds timeout = kConditionTimeout);
+  // Milliseconds left, for poll(2); 0 once passed.
+  int RemainingMs() const;
+  bool Passed() const { return RemainingMs() == 0; }
+  // The deadline itself, for code under test that takes a steady deadline
+  // (a network operation's).
+  std::chrono::steady_clock::time_point at() const { return deadline_; }
+
+ private:
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+// A gRPC client deadline `timeout` from now (grpc::ClientContext::set_deadline
+// takes system time).
+std::chrono::system_clock::time_point RpcDeadlineIn(std::chrono::milliseconds timeout);
+
 }  // namespace rayagg::test

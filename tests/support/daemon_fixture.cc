@@ -17,7 +17,7 @@ namespace {
 constexpr size_t kLogLinesKept = 200;
 
 std::chrono::system_clock::time_point DeadlineIn(std::chrono::milliseconds timeout) {
-  return std::chrono::system_clock::now() + timeout;
+  return RpcDeadlineIn(timeout);
 }
 
 }  // namespace
@@ -107,14 +107,15 @@ bool WaitForEvent(TestHttpServer& server, const RayEvent& event,
       timeout);
 }
 
-DaemonHarness::DaemonHarness(Config config)
+DaemonHarness::DaemonHarness(Config config, Clock* clock)
     : log_lines_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(kLogLinesKept)) {
   // Logs are kept for failure messages; only their volume is ever asserted on
   // (CountRecentLogLines), never their wording. Debug level
   // so that every log statement's formatting runs (and is sanitized).
   auto logger = std::make_shared<spdlog::logger>("rayagg-test", log_lines_);
   logger->set_level(spdlog::level::debug);
-  daemon_ = std::make_unique<Daemon>(std::move(config), std::move(logger));
+  daemon_ = clock ? std::make_unique<Daemon>(std::move(config), std::move(logger), *clock)
+                  : std::make_unique<Daemon>(std::move(config), std::move(logger));
   start_status_ = daemon_->Start();
   if (!start_status_.ok()) return;
   channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(daemon_->grpc_port()),
@@ -183,9 +184,9 @@ size_t DaemonHarness::CountRecentLogLines(std::string_view text) const {
   return count;
 }
 
-void DaemonTest::StartDaemon(Config config) {
+void DaemonTest::StartDaemon(Config config, Clock* clock) {
   ASSERT_EQ(harness_, nullptr) << "one daemon per test";
-  harness_ = std::make_unique<DaemonHarness>(std::move(config));
+  harness_ = std::make_unique<DaemonHarness>(std::move(config), clock);
   ASSERT_TRUE(harness_->start_status().ok())
       << "daemon did not start: " << harness_->start_status().ToString();
 }

@@ -28,6 +28,7 @@
 #include "rayagg/config.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/condition_wait.h"
+#include "support/manual_clock.h"
 #include "support/sample_events.h"
 #include "support/test_http_server.h"
 
@@ -35,8 +36,9 @@ namespace rayagg::test {
 
 using ray::rpc::events::AddEventsReply;
 
-// Every gRPC call the tests make carries this deadline unless told otherwise.
-inline constexpr std::chrono::milliseconds kRpcDeadline{10'000};
+// Every gRPC call the tests make carries this deadline unless told otherwise:
+// generous, only a broken daemon makes a call wait this long.
+inline constexpr std::chrono::milliseconds kRpcDeadline = kConditionTimeout;
 // How long a test waits for something that should happen in milliseconds
 // (generous: only a failing test waits this long).
 inline constexpr std::chrono::milliseconds kWaitTimeout = kConditionTimeout;
@@ -82,8 +84,10 @@ std::vector<std::string> IdsOf(const std::vector<nlohmann::json>& elements);
 
 class DaemonHarness {
  public:
-  // Starts the daemon; check start_status() before use.
-  explicit DaemonHarness(Config config);
+  // Starts the daemon; check start_status() before use. With `clock` (a
+  // ManualClock that outlives the harness) the daemon takes its time from it,
+  // else from a RealClock of its own.
+  explicit DaemonHarness(Config config, Clock* clock = nullptr);
   ~DaemonHarness();  // Stop()
   DaemonHarness(const DaemonHarness&) = delete;
   DaemonHarness& operator=(const DaemonHarness&) = delete;
@@ -125,14 +129,17 @@ class DaemonTest : public ::testing::Test {
   void TearDown() override;
 
   // Starts the daemon with `config`; fails the test (fatally) if it cannot.
-  // Call as ASSERT_NO_FATAL_FAILURE(StartDaemon(config)).
-  void StartDaemon(Config config);
+  // Call as ASSERT_NO_FATAL_FAILURE(StartDaemon(config)). The daemon runs on
+  // real time, or on `clock` (normally &manual_clock_).
+  void StartDaemon(Config config, Clock* clock = nullptr);
   void StopDaemon();
   DaemonHarness& harness() { return *harness_; }
   // One more server, owned by the fixture so it outlives the daemon.
   TestHttpServer& AddServer();
 
   TestHttpServer server_;  // the first endpoint; most tests need exactly one
+  // For StartDaemon(config, &manual_clock_): outlives the daemon.
+  ManualClock manual_clock_;
 
  private:
   std::deque<TestHttpServer> extra_servers_;

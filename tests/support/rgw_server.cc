@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/condition_wait.h"
+
 #ifndef RAYAGG_RGW_SCRIPTS
 #error "RAYAGG_RGW_SCRIPTS must name tests/support/rgw"
 #endif
@@ -99,14 +101,10 @@ void RgwServer::KillGateway() {
   if (!(pidfile >> pid) || pid <= 0) throw std::runtime_error("no radosgw pid file");
   ::kill(pid, SIGKILL);
   // Gone once the port refuses connections.
-  for (int i = 0; i < 600; ++i) {
-    std::string output;
-    const std::string probe =
-        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', " +
-        std::to_string(port_) + "), 1)\"";
-    if (Run(probe, &output) != 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const std::string probe = "python3 -c \"import socket; socket.create_connection(('127.0.0.1', " +
+                            std::to_string(port_) + "), 1)\"";
+  std::string output;
+  if (WaitFor([&] { return Run(probe, &output) != 0; }, std::chrono::seconds(60))) return;
   throw std::runtime_error("radosgw still answers after SIGKILL");
 }
 
@@ -115,13 +113,10 @@ void RgwServer::RestartGateway() {
   if (Run("radosgw -c " + ceph_conf_ + " -n client.rgw.test", &output) != 0) {
     throw std::runtime_error("radosgw did not restart: " + output);
   }
-  for (int i = 0; i < 1200; ++i) {
-    std::string ignored;
-    const std::string probe = "python3 -c \"import urllib.request; urllib.request.urlopen('" +
-                              endpoint_ + "/', timeout=1)\"";
-    if (Run(probe, &ignored) == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const std::string probe = "python3 -c \"import urllib.request; urllib.request.urlopen('" +
+                            endpoint_ + "/', timeout=1)\"";
+  std::string ignored;
+  if (WaitFor([&] { return Run(probe, &ignored) == 0; }, std::chrono::seconds(120))) return;
   throw std::runtime_error("radosgw did not answer after a restart");
 }
 

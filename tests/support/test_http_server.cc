@@ -93,6 +93,14 @@ bool TestHttpServer::WaitUntil(std::function<bool(const std::vector<ReceivedRequ
   });
 }
 
+void TestHttpServer::EndHangs() {
+  asio::post(io_context_, [this] {
+    error_code ignored;
+    // The hanging session's read fails and it ends, closing the connection.
+    for (tcp::socket* socket : hung_sockets_) socket->shutdown(tcp::socket::shutdown_both, ignored);
+  });
+}
+
 void TestHttpServer::Stop() {
   std::call_once(stop_once_, [this] {
     asio::post(io_context_, [this] {
@@ -148,7 +156,7 @@ Behavior TestHttpServer::Record(const http::request<http::string_body>& request,
     received.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   received.body = request.body();
-  received.arrival = std::chrono::steady_clock::now();
+  received.arrival = clock_.Now();
   received.connection_index = connection_index;
 
   Behavior behavior;
@@ -217,12 +225,14 @@ asio::awaitable<void> TestHttpServer::Serve(tcp::socket socket, size_t connectio
       }
       if (ec) break;
     } else if (std::holds_alternative<Hang>(behavior)) {
-      // Drain until the client goes away or Stop() closes the socket.
+      // Drain until the client goes away, EndHangs() or Stop() closes the socket.
+      hung_sockets_.insert(&socket);
       std::array<char, 4096> scratch;
       while (!ec) {
         co_await socket.async_read_some(asio::buffer(scratch),
                                         asio::redirect_error(asio::use_awaitable, ec));
       }
+      hung_sockets_.erase(&socket);
       keep_open = false;
     } else if (std::holds_alternative<Reset>(behavior)) {
       socket.set_option(asio::socket_base::linger(true, 0), ec);

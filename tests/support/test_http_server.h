@@ -21,6 +21,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "common/asio.h"
+#include "common/real_clock.h"
 #include "rayagg/mutex.h"
 
 namespace rayagg::test {
@@ -59,7 +60,7 @@ struct Respond {
   bool close_after_response = false;
 };
 // Reads the request and never answers; the socket stays open until the
-// client closes it or Stop().
+// client closes it, EndHangs() or Stop().
 struct Hang {};
 // Reads the request, then closes with SO_LINGER 0 so the client gets a RST.
 struct Reset {};
@@ -126,6 +127,11 @@ class TestHttpServer {
   bool WaitUntil(std::function<bool(const std::vector<ReceivedRequest>&)> predicate,
                  std::chrono::milliseconds timeout);
 
+  // Closes every connection whose request got Hang (the client sees the
+  // connection closed without an answer); the server goes on serving. Lets a
+  // test end a hang when it chooses instead of racing the client's timeout.
+  void EndHangs();
+
   // Closes the listener and every connection (hung ones included) and joins the
   // server thread. Idempotent; must not be called from the server's own thread.
   // Recorded requests stay readable afterwards.
@@ -140,6 +146,7 @@ class TestHttpServer {
   // Records a complete request and returns the behaviour it gets.
   Behavior Record(const http::request<http::string_body>& request, size_t connection_index);
 
+  RealClock clock_;  // arrival times: real requests on real sockets
   mutable Mutex mutex_;
   CondVar changed_;
   std::deque<Behavior> script_ ABSL_GUARDED_BY(mutex_);
@@ -151,6 +158,7 @@ class TestHttpServer {
   // Only touched on the server thread. Declared before io_context_ so they
   // outlive anything io_context_ destroys.
   std::unordered_set<tcp::socket*> open_sockets_;
+  std::unordered_set<tcp::socket*> hung_sockets_;  // a subset of open_sockets_
   bool stopping_ = false;
 
   asio::io_context io_context_{1};

@@ -156,7 +156,7 @@ asio::awaitable<void> TestTlsServer::Serve(tcp::socket socket) {
                                             std::string(field.value()));
     }
     received.request.body = request.body();
-    received.request.arrival = std::chrono::steady_clock::now();
+    received.request.arrival = clock_.Now();
     received.server_name = server_name;
     received.client_common_name = client_common_name;
     {

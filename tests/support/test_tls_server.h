@@ -19,6 +19,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "common/asio.h"
+#include "common/real_clock.h"
 #include "rayagg/mutex.h"
 #include "support/test_certificates.h"
 #include "support/test_http_server.h"
@@ -63,6 +64,7 @@ class TestTlsServer {
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(tcp::socket socket);
 
+  RealClock clock_;  // arrival times: real requests on real sockets
   mutable Mutex mutex_;
   CondVar changed_;
   std::vector<ReceivedTlsRequest> requests_ ABSL_GUARDED_BY(mutex_);

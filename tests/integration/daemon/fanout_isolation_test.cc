@@ -1,12 +1,13 @@
 // Issue 6's "done when": three sinks — healthy, answering 503 to every other
 // request, and hanging. A 100,000-event stream reaches the healthy sink in
-// full before the hanging sink's first request times out, and the flaky one
-// in full and exactly once; the buffer stays within its bounds; every number
-// is in the counters.
+// full while the hanging sink's first request is still hanging, and the
+// flaky one in full and exactly once; the buffer stays within its bounds;
+// every number is in the counters. The hanging sink's request_timeout is far
+// beyond anything this test waits for, so "still hanging, one request" holds
+// however slow the machine is (issue 13).
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <set>
 #include <span>
@@ -63,7 +64,8 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
   SinkConfig healthy = FastHttpSink(healthy_server.Url("/healthy"), "healthy");
   SinkConfig flaky = FastHttpSink(flaky_server.Url("/flaky"), "flaky");
   SinkConfig hanging = FastHttpSink(hanging_server.Url("/hanging"), "hanging");
-  hanging.request_timeout = Duration(60'000);
+  // Longer than any test may run: the hung request never times out here.
+  hanging.request_timeout = std::chrono::hours(24);
   Config config = TestConfig({healthy, flaky, hanging});
   config.buffer.max_events = kBufferEvents;
   config.buffer.max_bytes = kBufferBytes;
@@ -74,7 +76,6 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
   const Sink& hanging_sink = harness().sink(2);
 
   const std::vector<RayEvent> events = TaskLifecycleEvents(kEvents, "stream");
-  const auto started = std::chrono::steady_clock::now();
   uint64_t most_held_events = 0;
   uint64_t most_held_bytes = 0;
   for (size_t first = 0; first < kEvents; first += kPerRequest) {
@@ -95,11 +96,9 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
 
   ASSERT_TRUE(WaitFor([&] { return healthy_sink.counters().sent_events.load() == kEvents; }))
       << "healthy sent " << healthy_sink.counters().sent_events.load();
-  const auto healthy_done = std::chrono::steady_clock::now() - started;
-  // Before the hanging sink's first request timed out: it has not failed yet.
+  // While the hanging sink's first request still hangs: it has not failed.
   EXPECT_EQ(hanging_sink.counters().failed_attempts.load(), 0u);
   EXPECT_EQ(hanging_sink.counters().in_flight_batches.load(), 1u);
-  EXPECT_LT(healthy_done, std::chrono::milliseconds(60'000));
   ASSERT_TRUE(WaitFor([&] { return flaky_sink.counters().sent_events.load() == kEvents; }))
       << "flaky sent " << flaky_sink.counters().sent_events.load();
 
@@ -129,16 +128,10 @@ TEST_F(FanoutIsolationTest, HealthyFlakyAndHangingSinks) {
   EXPECT_LE(most_held_events, kBufferEvents);
   EXPECT_LE(most_held_bytes, kBufferBytes);
   std::printf(
-      "healthy sink had all %zu events after %lld ms; flaky: %zu requests; buffer held "
-      "at most %llu events / %llu bytes\n",
-      kEvents,
-      static_cast<long long>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done).count()),
-      flaky_requests, static_cast<unsigned long long>(most_held_events),
+      "healthy sink had all %zu events; flaky: %zu requests; buffer held at most %llu events / "
+      "%llu bytes\n",
+      kEvents, flaky_requests, static_cast<unsigned long long>(most_held_events),
       static_cast<unsigned long long>(most_held_bytes));
-  RecordProperty(
-      "healthy_ms",
-      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(healthy_done).count()));
   RecordProperty("most_held_events", std::to_string(most_held_events));
   RecordProperty("most_held_bytes", std::to_string(most_held_bytes));
 }

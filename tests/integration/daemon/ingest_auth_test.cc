@@ -29,7 +29,7 @@ class IngestAuthTest : public DaemonTest {
   // One AddEvents call with `authorization` metadata, or none when nullopt.
   grpc::Status Call(const std::vector<RayEvent>& events, std::optional<std::string> authorization) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + kRpcDeadline);
+    context.set_deadline(RpcDeadlineIn(kRpcDeadline));
     if (authorization.has_value()) context.AddMetadata("authorization", *authorization);
     AddEventsReply reply;
     return stub_->AddEvents(&context, RequestOf(events), &reply);

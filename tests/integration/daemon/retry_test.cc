@@ -15,9 +15,6 @@
 namespace rayagg::test {
 namespace {
 
-using std::chrono::milliseconds;
-using std::chrono::steady_clock;
-
 // Delivery order is not what these tests check.
 template <typename Events>
 std::set<std::string> IdSet(const Events& events) {
@@ -71,10 +68,10 @@ TEST_F(RetryTest, ResetAndClosedConnectionsAreRetried) {
 }
 
 TEST_F(RetryTest, HangingEndpointNeverSlowsAddEvents) {
-  constexpr milliseconds kRequestTimeout{2000};
   server_.Enqueue(TestHttpServer::Hang{});
   SinkConfig sink_config = FastHttpSink(server_.Url("/events"));
-  sink_config.request_timeout = kRequestTimeout;
+  // Longer than any test runs: the hang lasts until the test ends it.
+  sink_config.request_timeout = std::chrono::hours(24);
   ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink_config})));
 
   // The sink's first POST hangs; everything below happens while it does.
@@ -82,28 +79,29 @@ TEST_F(RetryTest, HangingEndpointNeverSlowsAddEvents) {
   ASSERT_TRUE(harness().AddEvents(first).ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 
+  // Every call succeeds while the sink hangs: ingest never waits for a sink
+  // (a call that did would end DEADLINE_EXCEEDED, as the hang only ends below).
   std::vector<RayEvent> sent = first;
-  milliseconds slowest{0};
   for (int i = 0; i < 50; ++i) {
     const std::vector<RayEvent> events = {
         TaskLifecycleEvent("during-hang-" + std::to_string(i), 0)};
-    const auto started = steady_clock::now();
-    const grpc::Status status = harness().AddEvents(events, milliseconds(5000));
-    slowest =
-        std::max(slowest, std::chrono::duration_cast<milliseconds>(steady_clock::now() - started));
+    const grpc::Status status = harness().AddEvents(events);
     ASSERT_TRUE(status.ok()) << "call " << i << ": " << status.error_code() << " "
                              << status.error_message();
     sent.push_back(events[0]);
   }
-  // Far below the hang: ingest never waited for the sink.
-  EXPECT_LT(slowest, kRequestTimeout / 2);
-
-  // The hung attempt times out, is retried and the endpoint (now answering
-  // 200) gets every event; the hung request itself got no answer.
   const Sink& sink = harness().sink(0);
+  EXPECT_EQ(sink.counters().failed_attempts.load(), 0u);  // still hanging
+  EXPECT_EQ(server_.RequestCount(), 1u);
+
+  // The hang ends (the connection closes unanswered), the batch is retried
+  // and the endpoint (now answering 200) gets every event; the hung request
+  // itself got no answer.
+  server_.EndHangs();
   ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == sent.size(); }));
   EXPECT_EQ(IdSet(ElementsOf(server_.Requests(), 1)), IdSet(sent));
   EXPECT_EQ(sink.counters().failed_attempts.load(), 1u);
+  EXPECT_EQ(sink.request_stats().Failures(FailureReason::kConnection), 1u);
   EXPECT_EQ(sink.drops().Total(), 0u);
 }
 
@@ -162,8 +160,9 @@ TEST_F(RetryTest, DroppedCoalescedEventCountsEveryEventItStandsFor) {
 
 // An endpoint that fails every other attempt: each batch fails once and is
 // then delivered. The log says "sink recovered" only in answer to a failure
-// warning it showed (those are rate-limited to one per 10 s), not after each
-// of the 30 recoveries.
+// warning it showed, not after each of the 30 recoveries. (That the warnings
+// are one per 10 s of the sink's clock is sink_timing_test's, by the manual
+// clock.)
 TEST_F(RetryTest, AFlakyEndpointDoesNotFloodTheLogWithRecoveries) {
   server_.SetResponder([](const ReceivedRequest&, size_t index) -> Behavior {
     return Respond{.status = index % 2 == 0 ? 503u : 200u};
@@ -171,22 +170,18 @@ TEST_F(RetryTest, AFlakyEndpointDoesNotFloodTheLogWithRecoveries) {
   SinkConfig sink = FastHttpSink(server_.Url("/events"));
   sink.batch.max_events = 1;
   ASSERT_NO_FATAL_FAILURE(StartDaemon(TestConfig({sink})));
-  const auto started = steady_clock::now();
   constexpr size_t kBatches = 30;
   for (const RayEvent& event : TaskLifecycleEvents(kBatches, "flaky")) {
     ASSERT_TRUE(harness().AddEvents(std::vector<RayEvent>{event}).ok());
   }
   const Sink& flaky = harness().sink(0);
   ASSERT_TRUE(WaitFor([&] { return flaky.counters().sent_events.load() == kBatches; }));
-  const auto elapsed = steady_clock::now() - started;
   EXPECT_EQ(flaky.counters().failed_attempts.load(), kBatches);
 
   const size_t warnings = harness().CountRecentLogLines("delivery failed, will retry");
   const size_t recoveries = harness().CountRecentLogLines("sink recovered");
-  const auto intervals = static_cast<size_t>(elapsed / std::chrono::seconds(10)) + 1;
   EXPECT_GE(recoveries, 1u);
   EXPECT_LE(recoveries, warnings);
-  EXPECT_LE(warnings, intervals);
 }
 
 }  // namespace

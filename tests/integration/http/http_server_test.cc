@@ -17,6 +17,7 @@
 
 #include "http/http_client.h"
 #include "rayagg/mutex.h"
+#include "support/condition_wait.h"
 #include "support/io_thread.h"
 #include "support/raw_http_client.h"
 #include "support/run_coroutine.h"
@@ -40,19 +41,14 @@ namespace http = rayagg::http;
 using tcp = asio::ip::tcp;
 
 // Only a broken server makes a client wait this long.
-constexpr auto kClientTimeout = 10s;
+constexpr auto kClientTimeout = rayagg::test::kConditionTimeout;
 
 using RawClient = rayagg::test::RawHttpClient;
 
 // The server closes a timed-out socket before its coroutine resumes and
 // counts, so counters are awaited (with a deadline) rather than read once.
 bool WaitForCount(const std::atomic<uint64_t>& counter, uint64_t expected) {
-  const auto deadline = std::chrono::steady_clock::now() + kClientTimeout;
-  while (counter.load() != expected) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
+  return rayagg::test::WaitFor([&] { return counter.load() == expected; });
 }
 
 HttpHandler Echo() {

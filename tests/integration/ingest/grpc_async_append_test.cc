@@ -14,6 +14,7 @@
 
 #include "ingest/grpc_ingest_server.h"
 #include "rayagg/mutex.h"
+#include "support/condition_wait.h"
 #include "support/manual_clock.h"
 #include "support/sample_events.h"
 
@@ -72,12 +73,12 @@ class GrpcAsyncAppendTest : public ::testing::Test {
                                    grpc::InsecureChannelCredentials());
     stub_ = ray::rpc::events::EventAggregatorService::NewStub(channel_);
   }
-  void TearDown() override { server_->Shutdown(std::chrono::system_clock::now() + 1s); }
+  void TearDown() override { server_->Shutdown(test::RpcDeadlineIn(1s)); }
 
   std::future<grpc::Status> Send(size_t events) {
     return std::async(std::launch::async, [this, events] {
       grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + 30s);
+      context.set_deadline(test::RpcDeadlineIn(test::kConditionTimeout));
       ray::rpc::events::AddEventsReply reply;
       return stub_->AddEvents(&context, test::RequestOf(test::TaskLifecycleEvents(events)), &reply);
     });

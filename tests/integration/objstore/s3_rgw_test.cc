@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "common/real_clock.h"
 #include "objstore/s3_object_store.h"
 #include "support/rgw_server.h"
 #include "support/run_coroutine.h"
@@ -32,7 +33,8 @@ class S3RgwTest : public test::RgwTest {
 
   absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(
       const ObjectStoreConfig& config,
-      S3ObjectStore::WallClock clock = [] { return std::chrono::system_clock::now(); }) {
+      // A real server checks the signature's time against its own: real wall time.
+      S3ObjectStore::WallClock clock = [] { return RealClock().WallNow(); }) {
     return S3ObjectStore::Make(io_context_.get_executor(), config, logger_, std::move(clock));
   }
 
@@ -205,8 +207,7 @@ TEST_F(S3RgwTest, CredentialFilesAreReReadWhenTheyChange) {
 
 TEST_F(S3RgwTest, ClockSkewIsCorrectedFromTheServersDate) {
   const auto skew = std::chrono::hours(2);
-  auto store =
-      Make(rgw().StoreConfig(bucket_), [skew] { return std::chrono::system_clock::now() + skew; });
+  auto store = Make(rgw().StoreConfig(bucket_), [skew] { return RealClock().WallNow() + skew; });
   ASSERT_TRUE(store.ok());
   EXPECT_TRUE(Put(**store, "skewed", "x").ok());
   const auto offset = std::chrono::duration_cast<std::chrono::seconds>((*store)->clock_offset());

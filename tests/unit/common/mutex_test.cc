@@ -104,7 +104,7 @@ TEST(CondVarTest, WaitWithoutDeadlineReturnsOnceTheConditionHolds) {
 TEST(CondVarTest, WaitUntilAPassedDeadlineReturnsTheConditionAtOnce) {
   Flag flag;
   MutexLock lock(flag.mutex);
-  const auto passed = std::chrono::steady_clock::now() - 1s;
+  const std::chrono::steady_clock::time_point passed{};  // steady time's epoch: long past
   EXPECT_FALSE(flag.changed.WaitUntil(
       flag.mutex, passed, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(flag.mutex) { return flag.set; }));
   flag.set = true;

@@ -1,10 +1,11 @@
 // When the sink acts, by its clock: a retry goes out only once the clock has
 // passed its backoff, Retry-After is honoured (and capped), max_elapsed and
 // the drain deadline give up with the right drop reason, the batch window
-// and the rate limit hold a batch until the clock gets there. A ManualClock
-// and an in-process transport: no sockets, no real time, milliseconds.
+// and the rate limit hold a batch until the clock gets there, failure
+// warnings are one per 10 s of the clock. A ManualClock and an in-process
+// transport: no sockets, no real time, milliseconds.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/null_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <deque>
@@ -39,6 +40,11 @@ class ScriptedTransport final : public BatchTransport {
  public:
   ScriptedTransport(std::deque<DeliveryOutcome> script, DeliveryOutcome otherwise)
       : script_(std::move(script)), otherwise_(std::move(otherwise)) {}
+
+  void Enqueue(DeliveryOutcome outcome) {
+    MutexLock lock(mutex_);
+    script_.push_back(std::move(outcome));
+  }
 
   asio::awaitable<DeliveryOutcome> Deliver(std::string_view body) override {
     MutexLock lock(mutex_);
@@ -88,7 +94,8 @@ class ScriptedTransport final : public BatchTransport {
 class SinkTimingTest : public ::testing::Test {
  protected:
   SinkTimingTest()
-      : logger_("test", std::make_shared<spdlog::sinks::null_sink_mt>()),
+      : log_lines_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000)),
+        logger_("test", log_lines_),
         log_(EventLog::Limits{100000, 1 << 30}),
         start_(clock_.Now()) {}
 
@@ -149,7 +156,17 @@ class SinkTimingTest : public ::testing::Test {
     ASSERT_TRUE(sink_->WaitFinished(ManualClock::kRealTimeout));
   }
 
+  // Log lines containing `text`, for the test whose subject is the log's volume.
+  size_t CountLogLines(std::string_view text) const {
+    size_t count = 0;
+    for (const std::string& line : log_lines_->last_formatted()) {
+      if (line.find(text) != std::string::npos) ++count;
+    }
+    return count;
+  }
+
   ManualClock clock_;  // outlives the io_context and the sink
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_lines_;
   spdlog::logger logger_;
   EventLog log_;
   const SteadyTime start_;
@@ -292,6 +309,32 @@ TEST_F(SinkTimingTest, TheRateLimitHoldsTheNextBatchUntilTheClockAllowsIt) {
   EXPECT_EQ(transport.delivered(), 10u);
   clock_.Advance(1s);
   ASSERT_TRUE(transport.WaitForDelivered(20));
+}
+
+TEST_F(SinkTimingTest, FailureWarningsAreOnePerTenSecondsOfTheClock) {
+  SinkConfig config = Config();
+  config.batch.max_events = 1;
+  config.retry.initial_backoff = 0ms;  // retries follow at once: the clock stands still
+  config.retry.max_backoff = 0ms;
+  std::deque<DeliveryOutcome> script;
+  for (int i = 0; i < 10; ++i) {
+    script.push_back(Status(503));
+    script.push_back(Status(200));
+  }
+  auto& transport = StartSink(config, std::move(script));
+  Append(0, 10);  // ten batches, each failing once
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().sent_events.load() == 10; }));
+
+  // Ten seconds later the next failure is shown again, and so is its recovery.
+  clock_.Advance(10s);
+  transport.Enqueue(Status(503));
+  Append(10, 1);
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().sent_events.load() == 11; }));
+  Finish();  // every line is written
+  EXPECT_EQ(sink_->counters().failed_attempts.load(), 11u);
+  EXPECT_EQ(CountLogLines("delivery failed, will retry"), 2u);
+  EXPECT_EQ(CountLogLines("suppressed_warnings=9"), 1u);  // nothing is lost from the count
+  EXPECT_EQ(CountLogLines("sink recovered"), 2u);
 }
 
 }  // namespace
