@@ -23,7 +23,7 @@
 #include "common/asio.h"
 #include "common/url.h"
 #include "flags.h"
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "rayagg/mutex.h"
 #include "task_events.h"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "json/event_json_encoder.h"
 #include "json/fast_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "task_events.h"
 

@@ -35,7 +35,7 @@
 #include "history/queries.h"
 #include "history/reducer.h"
 #include "http/gzip.h"
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
 namespace rayagg::bench {

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "json/event_json_encoder.h"
 #include "json/json_writer.h"
+#include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "src/ray/protobuf/public/events_task_definition_event.pb.h"
 #include "src/ray/protobuf/public/events_task_lifecycle_event.pb.h"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 
 namespace google::protobuf {
 class Descriptor;

@@ -1,6 +1,6 @@
 #include <google/protobuf/util/json_util.h>
 
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 
 namespace rayagg {

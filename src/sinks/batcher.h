@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
-#include "json/event_json_encoder.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
 #include "rayagg/event_batch.h"
+#include "rayagg/event_json_encoder.h"
 #include "rayagg/event_reader.h"
 #include "sinks/outgoing_batch.h"
 

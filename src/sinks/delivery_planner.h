@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <optional>
 
+#include "rayagg/batch_transport.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_reason.h"
 #include "sinks/backoff.h"
-#include "sinks/batch_transport.h"
 
 namespace rayagg {
 

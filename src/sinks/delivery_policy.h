@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "rayagg/batch_transport.h"
 #include "rayagg/config.h"
-#include "sinks/batch_transport.h"
 
 namespace rayagg {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sinks/batch_transport.h"
+#include "rayagg/batch_transport.h"
 
 namespace rayagg {
 

@@ -9,8 +9,8 @@
 
 #include "common/url.h"
 #include "http/http_client.h"
+#include "rayagg/batch_transport.h"
 #include "rayagg/config.h"
-#include "sinks/batch_transport.h"
 #include "sinks/request_preparer.h"
 
 namespace rayagg {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "common/latency_histogram.h"
-#include "sinks/batch_transport.h"
+#include "rayagg/batch_transport.h"
 
 namespace rayagg {
 

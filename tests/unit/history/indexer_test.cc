@@ -17,7 +17,7 @@
 #include "history/index_schema.h"
 #include "history/queries.h"
 #include "http/gzip.h"
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "support/temp_dir.h"
 #include "unit/history/directory_store_reader.h"
 #include "unit/history/random_session.h"

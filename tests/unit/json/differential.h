@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "json/event_json_encoder.h"
 #include "json/fast_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 
 namespace rayagg::testing {
 

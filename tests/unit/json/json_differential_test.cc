@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "unit/json/differential.h"
 #include "unit/json/random_message.h"

@@ -14,7 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "buffer/event_log.h"
-#include "json/event_json_encoder.h"
+#include "rayagg/event_json_encoder.h"
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
