@@ -22,6 +22,7 @@
 
 namespace rayagg {
 
+// The same as rayagg/clock.h's, without pulling Asio into a pure header.
 using SteadyTime = std::chrono::steady_clock::time_point;
 using WallTime = std::chrono::system_clock::time_point;
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sinks/delivery_policy.h"
-
 namespace rayagg {
 namespace {
 
@@ -25,7 +23,7 @@ Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reade
       reader_(reader),
       logger_(logger),
       clock_(clock),
-      backoff_(config_.retry, config_.retry_policy),
+      planner_(config_.retry, config_.retry_policy),
       random_(std::random_device{}()),
       // A burst of one second's worth (at least one batch) after an idle spell.
       rate_limiter_(config_.max_events_per_second,
@@ -101,7 +99,7 @@ void Sink::ApplyPendingSettings() {
   settings.config.when_full = config_.when_full;
   config_ = std::move(settings.config);
   batcher_->Reconfigure(config_.batch, std::move(settings.encoder));
-  backoff_ = Backoff(config_.retry, config_.retry_policy);
+  planner_ = DeliveryPlanner(config_.retry, config_.retry_policy);
   reader_.SetCursorFilter(cursor_, config_.event_types);
   reconfigurations_.fetch_add(1);
   logger_.info("sink reconfigured sink={} max_events={} flush_interval_ms={}", name_,
@@ -144,7 +142,15 @@ void Sink::OnEventsAvailable() {
   });
 }
 
-bool Sink::DrainExpired() const { return draining_ && clock_.Now() >= drain_deadline_; }
+DeliveryTimes Sink::TimesNow() const {
+  return DeliveryTimes{
+      .now = clock_.Now(),
+      .wall_now = clock_.WallNow(),
+      .drain_deadline = draining_ ? std::optional<SteadyTime>(drain_deadline_) : std::nullopt,
+  };
+}
+
+bool Sink::DrainExpired() const { return DeliveryPlanner::DrainExpired(TimesNow()); }
 
 asio::awaitable<void> Sink::WaitForEvents(SteadyTime until) {
   // No suspension between this check and the wait below, and wake-ups run on
@@ -225,8 +231,8 @@ asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch, Steady
 }
 
 asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const OutgoingBatch& batch) {
-  uint64_t retry = 0;
-  const SteadyTime first_attempt = clock_.Now();
+  // The planner decides; this performs the attempts, counts, logs and waits.
+  DeliveryHistory history{.first_attempt = clock_.Now()};
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
@@ -238,91 +244,98 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
     if (slot.next_transport) slot.transport = std::move(slot.next_transport);
     const SteadyTime started = clock_.Now();
     const DeliveryOutcome outcome = co_await slot.transport->Deliver(batch.body);
-    const Classification classified = Classify(config_.retry_policy, outcome);
-    request_stats_.Record(clock_.Now() - started, classified.verdict == Verdict::kSuccess,
-                          classified.reason);
-    if (classified.verdict == Verdict::kSuccess) {
-      counters_.sent_events.fetch_add(batch.size(), std::memory_order_relaxed);
-      counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
-      counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
-      counters_.last_success_unix_ms.store(UnixMillis(clock_.WallNow()), std::memory_order_relaxed);
-      counters_.consecutive_failures.store(0, std::memory_order_relaxed);
-      if (const std::optional<uint64_t> failed = recovery_log_.Succeeded()) {
-        logger_.info("sink recovered sink={} failed_attempts={}", config_.name, *failed);
-      }
-      co_return AttemptEnd::kDone;
+    const DeliveryTimes times = TimesNow();
+    const DeliveryDecision decision =
+        planner_.AfterAttempt(outcome, batch.size(), history, times, unit(random_));
+    const auto attempt_time = times.now - started;  // measured, for the metrics and the log
+    request_stats_.Record(attempt_time, decision.action == DeliveryDecision::Action::kDone,
+                          decision.failure);
+    switch (decision.action) {
+      case DeliveryDecision::Action::kDone:
+        CountDelivered(batch);
+        co_return AttemptEnd::kDone;
+      case DeliveryDecision::Action::kSplit:
+        counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
+        co_return AttemptEnd::kSplit;
+      case DeliveryDecision::Action::kDrop:
+        counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
+        DropAfterAttempt(batch, outcome, decision, history);
+        co_return AttemptEnd::kDone;
+      case DeliveryDecision::Action::kRetry:
+        counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
+        break;
     }
-    counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
-    const std::string_view reason_name = FailureReasonName(classified.reason);
-    if (classified.verdict == Verdict::kSplit) {
-      if (batch.size() > 1) co_return AttemptEnd::kSplit;
-      DropBatch(batch, DropReason::kTooLarge);
-      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
-        logger_.warn(
-            "event dropped: the endpoint answered 413 to it alone sink={} bytes={} "
-            "suppressed_warnings={}",
-            config_.name, batch.body.size(), *suppressed);
-      }
-      co_return AttemptEnd::kDone;
-    }
-    if (classified.verdict == Verdict::kReject) {
-      DropBatch(batch, DropReason::kRejected);
-      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
-        logger_.warn(
-            "batch dropped: the endpoint rejected it sink={} failure={} reason={} events={} "
-            "suppressed_warnings={}",
-            config_.name, outcome.failure, reason_name, batch.size(), *suppressed);
-      }
-      co_return AttemptEnd::kDone;
-    }
-    const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
-    const SteadyTime now = clock_.Now();
-    const bool out_of_retries =
-        config_.retry.max_retries >= 0 && retry >= static_cast<uint64_t>(config_.retry.max_retries);
-    const bool out_of_time =
-        config_.retry.max_elapsed.count() > 0 && now - first_attempt >= config_.retry.max_elapsed;
-    if (out_of_retries || out_of_time) {
-      DropBatch(batch, DropReason::kRetriesExhausted);
-      const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow(clock_.Now());
-      recovery_log_.Failed(/*warned=*/suppressed.has_value());
-      if (suppressed) {
-        logger_.warn(
-            "batch dropped after {} retries in {} ms sink={} events={} failure={} "
-            "suppressed_warnings={}",
-            retry,
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - first_attempt).count(),
-            config_.name, batch.size(), outcome.failure, *suppressed);
-      }
-      co_return AttemptEnd::kDone;
-    }
-    ++retry;
+    ++history.retries;
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
-    Duration delay = backoff_.Delay(retry, unit(random_));
-    if (outcome.retry_after.has_value()) {
-      // The larger of our backoff and what the collector asked, within the cap.
-      if (const std::optional<Duration> asked =
-              ParseRetryAfter(*outcome.retry_after, clock_.WallNow())) {
-        delay = std::max(delay, std::min(*asked, config_.retry.max_retry_after));
-      }
-    }
-    SteadyTime wake_at = now + delay;
-    // One last attempt when max_elapsed runs out, rather than sleeping past it.
-    if (config_.retry.max_elapsed.count() > 0) {
-      wake_at = std::min(wake_at, first_attempt + config_.retry.max_elapsed);
-    }
+    const uint64_t failures = counters_.consecutive_failures.fetch_add(1) + 1;
     const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow(clock_.Now());
     recovery_log_.Failed(/*warned=*/suppressed.has_value());
     if (suppressed) {
       logger_.warn(
           "delivery failed, will retry sink={} failure={} reason={} consecutive_failures={} "
           "attempt_ms={} retry_in_ms={} suppressed_warnings={}",
-          config_.name, outcome.failure, reason_name, failures,
-          std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count(),
-          std::chrono::duration_cast<std::chrono::milliseconds>(wake_at - now).count(),
-          *suppressed);
+          config_.name, outcome.failure, FailureReasonName(decision.failure), failures,
+          std::chrono::duration_cast<std::chrono::milliseconds>(attempt_time).count(),
+          decision.wait.count(), *suppressed);
     }
-    co_await SleepUntil(slot, wake_at);
+    co_await SleepUntil(slot, decision.retry_at);
   }
+}
+
+void Sink::CountDelivered(const OutgoingBatch& batch) {
+  counters_.sent_events.fetch_add(batch.size(), std::memory_order_relaxed);
+  counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
+  counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
+  counters_.last_success_unix_ms.store(UnixMillis(clock_.WallNow()), std::memory_order_relaxed);
+  counters_.consecutive_failures.store(0, std::memory_order_relaxed);
+  if (const std::optional<uint64_t> failed = recovery_log_.Succeeded()) {
+    logger_.info("sink recovered sink={} failed_attempts={}", config_.name, *failed);
+  }
+}
+
+void Sink::DropAfterAttempt(const OutgoingBatch& batch, const DeliveryOutcome& outcome,
+                            const DeliveryDecision& decision, const DeliveryHistory& history) {
+  DropBatch(batch, decision.drop_reason);
+  const std::string_view reason_name = FailureReasonName(decision.failure);
+  switch (decision.drop_reason) {
+    case DropReason::kTooLarge:
+      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
+        logger_.warn(
+            "event dropped: the endpoint answered 413 to it alone sink={} bytes={} "
+            "suppressed_warnings={}",
+            config_.name, batch.body.size(), *suppressed);
+      }
+      return;
+    case DropReason::kRejected:
+      if (auto suppressed = drop_log_limiter_.Allow(clock_.Now())) {
+        logger_.warn(
+            "batch dropped: the endpoint rejected it sink={} failure={} reason={} events={} "
+            "suppressed_warnings={}",
+            config_.name, outcome.failure, reason_name, batch.size(), *suppressed);
+      }
+      return;
+    default:
+      break;
+  }
+  // A failure that would have been retried, but the retry limits or the
+  // drain deadline ended the batch: it counts towards the sink's failure
+  // streak like a retry does.
+  counters_.consecutive_failures.fetch_add(1, std::memory_order_relaxed);
+  const std::optional<uint64_t> suppressed = failure_log_limiter_.Allow(clock_.Now());
+  recovery_log_.Failed(/*warned=*/suppressed.has_value());
+  if (!suppressed) return;
+  if (decision.drop_reason == DropReason::kShutdown) {
+    logger_.warn(
+        "batch dropped: delivery failed at the drain deadline sink={} events={} failure={} "
+        "reason={} suppressed_warnings={}",
+        config_.name, batch.size(), outcome.failure, reason_name, *suppressed);
+    return;
+  }
+  logger_.warn(
+      "batch dropped after {} retries in {} ms sink={} events={} failure={} reason={} "
+      "suppressed_warnings={}",
+      history.retries, decision.elapsed.count(), config_.name, batch.size(), outcome.failure,
+      reason_name, *suppressed);
 }
 
 asio::awaitable<void> Sink::Run() {

@@ -5,11 +5,12 @@
 // The loop: wait for a free in-flight slot (max_in_flight) -> wait for events
 // -> collect a batch (max events, max JSON bytes, or flush_interval after its
 // first event) -> encode -> book it with the rate limiter -> hand it to a
-// delivery coroutine on the slot, which retries it per the retry policy
-// (docs/DELIVERY.md) until it succeeds, is dropped (rejected, too large,
-// retry limits) or the drain deadline passes -> repeat. A batch waiting out a
-// backoff keeps its slot, so with every slot busy the sink reads nothing more;
-// the log keeps accepting and the sink's when_full policy applies.
+// delivery coroutine on the slot, which retries it as the DeliveryPlanner
+// decides (docs/DELIVERY.md) until it succeeds, is dropped (rejected, too
+// large, retry limits) or the drain deadline passes -> repeat. A batch
+// waiting out a backoff keeps its slot, so with every slot busy the sink
+// reads nothing more; the log keeps accepting and the sink's when_full
+// policy applies.
 //
 // The sink reads through EventReader and stages and cuts batches with its
 // Batcher (sinks/batcher.h); it releases a batch's position range when the
@@ -35,8 +36,8 @@
 #include "rayagg/event_json_encoder.h"
 #include "rayagg/event_reader.h"
 #include "rayagg/mutex.h"
-#include "sinks/backoff.h"
 #include "sinks/batcher.h"
+#include "sinks/delivery_planner.h"
 #include "sinks/outgoing_batch.h"
 #include "sinks/rate_limiter.h"
 #include "sinks/recovery_log.h"
@@ -125,13 +126,20 @@ class Sink {
   OutgoingBatch EncodeBatch();
   // Delivers `batch` (and the halves a 413 splits it into) on `slot`.
   asio::awaitable<void> DeliverBatch(Slot& slot, OutgoingBatch batch, SteadyTime not_before);
+  // Attempts `batch` until the planner says it is done, split or dropped.
   asio::awaitable<AttemptEnd> DeliverWithRetry(Slot& slot, const OutgoingBatch& batch);
+  void CountDelivered(const OutgoingBatch& batch);
+  // Counts and logs a drop the planner decided after an attempt.
+  void DropAfterAttempt(const OutgoingBatch& batch, const DeliveryOutcome& outcome,
+                        const DeliveryDecision& decision, const DeliveryHistory& history);
   // Waits on the slot's timer until `until` (or Drain()).
   asio::awaitable<void> SleepUntil(Slot& slot, SteadyTime until);
   void DropBatch(const OutgoingBatch& batch, DropReason reason);
   // Releases the range of a batch that was delivered or dropped.
   void ReleaseBatch(const OutgoingBatch& batch);
   void OnEventsAvailable();
+  // Now, and the drain deadline while draining: what the planner decides by.
+  DeliveryTimes TimesNow() const;
   bool DrainExpired() const;
   void MarkFinished();
   // Swaps in settings from Reconfigure(); on the strand, between batches.
@@ -151,7 +159,7 @@ class Sink {
   EventReader& reader_;
   spdlog::logger& logger_;
   Clock& clock_;
-  Backoff backoff_;
+  DeliveryPlanner planner_;  // strand-confined: replaced with the retry settings
   std::mt19937_64 random_;
 
   SinkCounters counters_;
