@@ -9,7 +9,6 @@
 
 #include <deque>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "buffer/event_log.h"
@@ -17,6 +16,7 @@
 #include "rayagg/mutex.h"
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
+#include "support/io_thread.h"
 #include "support/manual_clock.h"
 
 namespace rayagg {
@@ -92,9 +92,6 @@ class SinkBatchingTest : public ::testing::Test {
       sink_->Drain(clock_.Now() + 5s);
       sink_->WaitFinished(test::ManualClock::kRealTimeout);
     }
-    work_.reset();
-    io_.stop();
-    if (thread_.joinable()) thread_.join();
   }
 
   RecordingTransport& StartSink(SinkConfig config, int failures = 0) {
@@ -104,7 +101,7 @@ class SinkBatchingTest : public ::testing::Test {
         std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_,
                                std::move(transport), MakeProtobufJsonEncoder({}), logger_, clock_);
     sink_->Start();
-    thread_ = std::jthread([this] { io_.run(); });
+    io_thread_.emplace(io_);
     return *transport_;
   }
 
@@ -132,11 +129,9 @@ class SinkBatchingTest : public ::testing::Test {
   spdlog::logger logger_;
   EventLog log_;
   asio::io_context io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
-      io_.get_executor()};
   std::unique_ptr<Sink> sink_;
   RecordingTransport* transport_ = nullptr;
-  std::jthread thread_;
+  std::optional<test::IoThread> io_thread_;  // stops and joins before sink_ goes
 };
 
 TEST_F(SinkBatchingTest, FullBatchesGoOutAtMaxEventsInOrder) {

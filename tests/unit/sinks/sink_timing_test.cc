@@ -10,7 +10,6 @@
 
 #include <deque>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "buffer/event_log.h"
@@ -19,6 +18,7 @@
 #include "sinks/sink.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "support/condition_wait.h"
+#include "support/io_thread.h"
 #include "support/manual_clock.h"
 
 namespace rayagg {
@@ -104,9 +104,6 @@ class SinkTimingTest : public ::testing::Test {
       sink_->Drain(clock_.Now());  // give up on whatever is left at once
       sink_->WaitFinished(ManualClock::kRealTimeout);
     }
-    work_.reset();
-    io_.stop();
-    if (thread_.joinable()) thread_.join();
   }
 
   // No batch window and a fixed backoff without jitter, so every deadline
@@ -130,7 +127,7 @@ class SinkTimingTest : public ::testing::Test {
         std::make_unique<Sink>(asio::make_strand(io_), std::move(config), log_,
                                std::move(transport), MakeProtobufJsonEncoder({}), logger_, clock_);
     sink_->Start();
-    thread_ = std::jthread([this] { io_.run(); });
+    io_thread_.emplace(io_);
     return *transport_;
   }
 
@@ -171,11 +168,9 @@ class SinkTimingTest : public ::testing::Test {
   EventLog log_;
   const SteadyTime start_;
   asio::io_context io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
-      io_.get_executor()};
   std::unique_ptr<Sink> sink_;
   ScriptedTransport* transport_ = nullptr;
-  std::jthread thread_;
+  std::optional<test::IoThread> io_thread_;  // stops and joins before sink_ goes
 };
 
 TEST_F(SinkTimingTest, ARetryGoesOutOnlyOnceTheClockPassesTheBackoff) {
