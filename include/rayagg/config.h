@@ -200,6 +200,28 @@ struct OpsConfig {
   std::vector<std::pair<std::string, std::string>> constant_labels;
 };
 
+// `spool:` — the disk spool (docs/SPOOL.md): accepted events written to
+// disk before the request is answered, so a crash loses none. Off unless
+// `dir` is set (YAML or --spool-dir). Changes need a restart.
+struct SpoolConfig {
+  std::string dir;         // empty: no spool (memory only)
+  uint64_t max_bytes = 0;  // required when on; at least 4 x segment_bytes
+  // When written data is fsync'd: every `sync_interval`, before each
+  // acknowledgement (one fsync per group of waiting requests), or never
+  // (the OS writes back when it likes).
+  enum class Sync { kInterval, kAlways, kNever };
+  Sync sync = Sync::kInterval;
+  Duration sync_interval{100};  // sync: <duration>
+  uint64_t segment_bytes = 64ull * 1024 * 1024;
+  // After a write or fsync error that rewriting into a new segment did not
+  // cure: acknowledge from memory (as without a spool), or refuse requests.
+  enum class OnWriteError { kMemory, kRefuse };
+  OnWriteError on_write_error = OnWriteError::kMemory;
+
+  bool enabled() const { return !dir.empty(); }
+  friend bool operator==(const SpoolConfig&, const SpoolConfig&) = default;
+};
+
 struct Config {
   GrpcConfig grpc;
   BufferConfig buffer;
@@ -209,6 +231,7 @@ struct Config {
   IngestAuthConfig ingest_auth;
   HttpIngestConfig http_ingest;
   OpsConfig ops;
+  SpoolConfig spool;
 };
 
 }  // namespace rayagg

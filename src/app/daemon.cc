@@ -36,6 +36,13 @@ Daemon::~Daemon() { Stop(); }
 absl::Status Daemon::Start() {
   if (started_) return absl::FailedPreconditionError("daemon already started");
   started_ = true;
+  if (config_.spool.enabled()) {
+    // The storage layer exists (src/spool) but the event log does not write
+    // to it yet: refuse rather than acknowledge events it would not keep.
+    stopped_ = true;
+    return absl::UnimplementedError(
+        "spool.dir: this build does not write the disk spool yet (docs/SPOOL.md, Status)");
+  }
   work_guard_.emplace(io_.get_executor());
   // Sinks first: their cursors must exist before the first event arrives.
   for (const SinkConfig& sink_config : config_.sinks) {
@@ -138,6 +145,10 @@ absl::Status Daemon::Reload(const absl::StatusOr<Config>& loaded) {
   if (!loaded.ok()) return refuse(loaded.status());
   const Config& config = *loaded;
   if (!started_ || stopped_) return refuse(absl::FailedPreconditionError("daemon is not running"));
+  if (config.spool != config_.spool) {
+    return refuse(absl::FailedPreconditionError(
+        "the new config changes the spool section; spool settings need a restart"));
+  }
   if (config.sinks.size() != sinks_.size()) {
     return refuse(absl::FailedPreconditionError(
         "the new config adds or removes sinks; that needs a restart"));

@@ -54,9 +54,10 @@ class Daemon {
   // or why it could not be read. Applies its sink settings to the running
   // sinks, matched by name, without losing buffered events. Refused (nothing
   // changes, the error says why) when it did not load, when sinks would be
-  // added or removed, or when a sink's new settings cannot be built. Every
-  // outcome is counted (rayagg_config_reloads_total{result}). Only sinks are
-  // reloaded; other sections need a restart. Thread-safe with respect to the
+  // added or removed, when the spool section changed, or when a sink's new
+  // settings cannot be built. Every outcome is counted
+  // (rayagg_config_reloads_total{result}). Only sinks are reloaded; other
+  // sections need a restart. Thread-safe with respect to the
   // running daemon.
   absl::Status Reload(const absl::StatusOr<Config>& loaded);
 

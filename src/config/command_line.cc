@@ -90,6 +90,11 @@ constexpr FlagSpec kFlags[] = {
      .value_name = "PATH",
      .help = "once serving, write the bound ops port to PATH as plain decimal",
      .string_value = &CommandLine::ops_port_file},
+    {.name = "spool-dir",
+     .value_name = "DIR",
+     .help = "keep accepted events in a disk spool in DIR (overrides spool.dir; needs "
+             "spool.max_bytes)",
+     .string_value = &CommandLine::spool_dir},
     {.name = "check-config",
      .help = "load and validate the configuration, print a summary, and exit",
      .switch_value = &CommandLine::check_config},

@@ -23,6 +23,7 @@ struct CommandLine {
   std::optional<uint16_t> ops_port;           // --ops-port N (0 = OS picks; enables ops)
   std::optional<std::string> ops_address;     // --ops-address ADDR
   std::optional<std::string> ops_port_file;   // --ops-port-file PATH
+  std::optional<std::string> spool_dir;       // --spool-dir DIR (turns the spool on)
   // `probe URL`: the first argument, when it is "probe", selects probe mode.
   std::optional<std::string> probe_url;
   bool check_config = false;  // --check-config

@@ -70,6 +70,28 @@ void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
   }
 }
 
+std::string DescribeSpool(const SpoolConfig& spool) {
+  if (!spool.enabled()) return "spool off (events are held in memory only)";
+  std::string sync;
+  switch (spool.sync) {
+    case SpoolConfig::Sync::kInterval:
+      sync = strings::Cat("fsync every ", FormatDuration(spool.sync_interval));
+      break;
+    case SpoolConfig::Sync::kAlways:
+      sync = "fsync before every acknowledgement";
+      break;
+    case SpoolConfig::Sync::kNever:
+      sync = "no fsync (the OS writes back)";
+      break;
+  }
+  return strings::Cat(
+      "spool ", spool.dir, " (max ", FormatByteSize(spool.max_bytes), ", segments of ",
+      FormatByteSize(spool.segment_bytes), "; ", sync, "; on write error ",
+      spool.on_write_error == SpoolConfig::OnWriteError::kRefuse ? "refuse requests"
+                                                                 : "acknowledge from memory",
+      ")");
+}
+
 }  // namespace
 
 std::string DescribeConfig(const Config& config) {
@@ -94,6 +116,7 @@ std::string DescribeConfig(const Config& config) {
                                              config.log.max_files, " kept)"),
       "; ops listener ",
       config.ops.enabled ? HostPort(config.ops.address, config.ops.port) : std::string("off")));
+  lines.push_back(DescribeSpool(config.spool));
   if (config.sinks.empty()) {
     lines.push_back("no sinks");
   } else {

@@ -70,6 +70,7 @@ absl::Status ApplyFlags(const CommandLine& cli, Config& config) {
     config.ops.enabled = true;
   }
   if (cli.ops_address.has_value()) config.ops.address = *cli.ops_address;
+  if (cli.spool_dir.has_value()) config.spool.dir = *cli.spool_dir;
   if (cli.ops_port_file.has_value() && !config.ops.enabled) {
     return absl::InvalidArgumentError(
         "--ops-port-file: the ops listener is not enabled (set ops.enabled or --ops-port)");

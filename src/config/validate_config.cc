@@ -117,6 +117,34 @@ void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& pro
   }
 }
 
+// Only a spool that is on (spool.dir set) is checked: a file may set the
+// other keys and leave the directory to --spool-dir.
+void ValidateSpool(const SpoolConfig& spool, Problems& problems) {
+  if (!spool.enabled()) return;
+  if (spool.segment_bytes < kMinSpoolSegmentBytes || spool.segment_bytes > kMaxSpoolSegmentBytes) {
+    problems.Add("spool.segment_bytes",
+                 strings::Cat("must be from ", FormatByteSize(kMinSpoolSegmentBytes), " to ",
+                              FormatByteSize(kMaxSpoolSegmentBytes)));
+  }
+  const uint64_t min_bytes = kMinSpoolSegments * spool.segment_bytes;
+  if (spool.max_bytes == 0) {
+    problems.Add("spool.max_bytes",
+                 strings::Cat("is required when spool.dir is set (at least ", kMinSpoolSegments,
+                              " x spool.segment_bytes = ", FormatByteSize(min_bytes), ")"));
+  } else if (spool.max_bytes < min_bytes) {
+    problems.Add(
+        "spool.max_bytes",
+        strings::Cat("must be at least ", kMinSpoolSegments, " x spool.segment_bytes (",
+                     FormatByteSize(spool.segment_bytes), "), i.e. ", FormatByteSize(min_bytes),
+                     "; got ", FormatByteSize(spool.max_bytes)));
+  }
+  if (spool.sync == SpoolConfig::Sync::kInterval &&
+      (spool.sync_interval.count() <= 0 || spool.sync_interval > kMaxDuration)) {
+    problems.Add("spool.sync", strings::Cat("must be always, never or a duration from 1ms to ",
+                                            FormatDuration(kMaxDuration)));
+  }
+}
+
 }  // namespace
 
 bool IsLogLevel(std::string_view level) {
@@ -232,6 +260,7 @@ void ValidateConfig(const Config& config, Problems& problems) {
     problems.Add("shutdown.drain_timeout",
                  strings::Cat("must be from 0ms to ", FormatDuration(kMaxDuration)));
   }
+  ValidateSpool(config.spool, problems);
   const HttpIngestConfig& http = config.http_ingest;
   if (http.address.empty()) problems.Add("http_ingest.address", "must not be empty");
   if (!http.path.starts_with("/") || http.path.find_first_of("?# ") != std::string::npos) {

@@ -29,6 +29,14 @@ inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;
 inline constexpr uint64_t kMinHttpBodyBytes = 1024;
 inline constexpr uint64_t kMaxHttpBodyBytes = 1ull << 30;
 
+// spool.segment_bytes: part locations are 32-bit offsets, and a segment may
+// overrun by one record, so 1GiB leaves room; 64KiB keeps headers cheap.
+inline constexpr uint64_t kMinSpoolSegmentBytes = 64 * 1024;
+inline constexpr uint64_t kMaxSpoolSegmentBytes = 1ull << 30;
+// spool.max_bytes: at least this many segments, so rotating, deleting and
+// evicting always leave room to write.
+inline constexpr uint64_t kMinSpoolSegments = 4;
+
 inline constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
                                                                "error", "critical", "off"};
 

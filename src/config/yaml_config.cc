@@ -264,6 +264,39 @@ void ReadHttpIngest(YamlReader& r, const Node& node, const Path& path, HttpInges
           }}});
 }
 
+constexpr std::pair<std::string_view, SpoolConfig::OnWriteError> kOnWriteError[] = {
+    {"memory", SpoolConfig::OnWriteError::kMemory}, {"refuse", SpoolConfig::OnWriteError::kRefuse}};
+
+// `sync:` is `always`, `never` or a duration (fsync at that interval).
+void ReadSpoolSync(YamlReader& r, const Node& node, const Path& path, SpoolConfig& spool) {
+  if (node.IsScalar() && (node.Scalar() == "always" || node.Scalar() == "never")) {
+    spool.sync = node.Scalar() == "always" ? SpoolConfig::Sync::kAlways : SpoolConfig::Sync::kNever;
+    return;
+  }
+  if (node.IsScalar() && !ParseDuration(node.Scalar()).ok()) {
+    r.Fail(node, path,
+           strings::Cat("must be always, never or a duration such as 100ms; ", DescribeNode(node)));
+    return;
+  }
+  spool.sync = SpoolConfig::Sync::kInterval;
+  r.Duration(node, path, Duration(1), spool.sync_interval);
+}
+
+void ReadSpool(YamlReader& r, const Node& node, const Path& path, SpoolConfig& spool) {
+  r.Map(node, path,
+        {{"dir", [&](const Node& v, const Path& p) { r.String(v, p, spool.dir); }},
+         {"max_bytes",
+          [&](const Node& v, const Path& p) { r.ByteSize(v, p, 1, kNoMax, spool.max_bytes); }},
+         {"sync", [&](const Node& v, const Path& p) { ReadSpoolSync(r, v, p, spool); }},
+         {"segment_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinSpoolSegmentBytes, kMaxSpoolSegmentBytes, spool.segment_bytes);
+          }},
+         {"on_write_error", [&](const Node& v, const Path& p) {
+            ReadEnum(r, v, p, kOnWriteError, spool.on_write_error);
+          }}});
+}
+
 }  // namespace
 
 absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
@@ -296,7 +329,8 @@ absl::StatusOr<Config> ParseConfigYaml(std::string_view yaml_text) {
             [&](const Node& v, const Path& p) { ReadShutdown(r, v, p, config.shutdown); }},
            {"http_ingest",
             [&](const Node& v, const Path& p) { ReadHttpIngest(r, v, p, config.http_ingest); }},
-           {"ops", [&](const Node& v, const Path& p) { ReadOps(r, v, p, config.ops); }}});
+           {"ops", [&](const Node& v, const Path& p) { ReadOps(r, v, p, config.ops); }},
+           {"spool", [&](const Node& v, const Path& p) { ReadSpool(r, v, p, config.spool); }}});
   } catch (const YAML::Exception& error) {
     // The reader checks node types before every access, so this is a bug in
     // it; still, no exception leaves this function.

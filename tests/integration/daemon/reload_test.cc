@@ -84,6 +84,25 @@ TEST_F(ReloadTest, AddingOrRenamingSinksIsRefusedAndChangesNothing) {
   EXPECT_EQ(server_.Requests()[0].target, "/e");
 }
 
+// The spool can only change on a restart: a reload that turns it on (or
+// changes any of its keys) is refused, with the reason, and the sinks keep
+// their settings.
+TEST_F(ReloadTest, SpoolChangesAreRefusedWithTheReason) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/e"), "collector")});
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  Config spooled = config;
+  spooled.spool.dir = "/tmp/never-opened";
+  spooled.spool.max_bytes = 1ull << 30;
+  spooled.sinks[0].url = server_.Url("/changed");
+  const absl::Status reloaded = harness().daemon().Reload(spooled);
+  EXPECT_TRUE(absl::IsFailedPrecondition(reloaded)) << reloaded;
+  EXPECT_NE(std::string(reloaded.message()).find("spool"), std::string::npos) << reloaded;
+  EXPECT_EQ(harness().sink(0).reconfigurations(), 0u);
+  ASSERT_TRUE(harness().AddEvents(TaskLifecycleEvents(1, "still")).ok());
+  ASSERT_TRUE(WaitForElements(server_, 1));
+  EXPECT_EQ(server_.Requests()[0].target, "/e");
+}
+
 // A file that did not load and settings the sinks cannot take are both
 // refused reloads, counted as such.
 TEST_F(ReloadTest, EveryOutcomeIsCountedByResult) {

@@ -65,6 +65,11 @@ inline auto Fields(const HttpIngestConfig& c) {
   return std::tie(enabled, address, port, path, max_body_bytes);
 }
 
+inline auto Fields(const SpoolConfig& c) {
+  const auto& [dir, max_bytes, sync, sync_interval, segment_bytes, on_write_error] = c;
+  return std::tie(dir, max_bytes, sync, sync_interval, segment_bytes, on_write_error);
+}
+
 template <typename T>
 bool Same(const T& a, const T& b) {
   return Fields(a) == Fields(b);
@@ -85,11 +90,11 @@ inline bool Same(const SinkConfig& a, const SinkConfig& b) {
 
 // Everything except `sinks`, which the callers compare on their own.
 inline bool SameExceptSinks(const Config& a, const Config& b) {
-  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth, http_ingest, ops] = a;
+  const auto& [grpc, buffer, sinks, log, shutdown, ingest_auth, http_ingest, ops, spool] = a;
   (void)sinks;
   return Same(grpc, b.grpc) && Same(buffer, b.buffer) && Same(log, b.log) &&
          Same(shutdown, b.shutdown) && Same(ingest_auth, b.ingest_auth) &&
-         Same(http_ingest, b.http_ingest) && Same(ops, b.ops);
+         Same(http_ingest, b.http_ingest) && Same(ops, b.ops) && Same(spool, b.spool);
 }
 
 inline bool Same(const Config& a, const Config& b) {
