@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
-#include "common/asio.h"
 #include "common/url.h"
 #include "flags.h"
 #include "json_array_scan.h"
+#include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 
 namespace {

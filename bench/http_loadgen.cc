@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "common/asio.h"
 #include "common/url.h"
 #include "flags.h"
+#include "rayagg/asio.h"
 #include "rayagg/event_json_encoder.h"
 #include "rayagg/mutex.h"
 #include "task_events.h"

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "common/asio.h"
 #include "flags.h"
+#include "rayagg/asio.h"
 #include "sink_stats.h"
 
 namespace rayagg::bench {

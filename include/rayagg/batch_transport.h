@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

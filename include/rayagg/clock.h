@@ -12,7 +12,7 @@
 #include <chrono>
 #include <memory>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

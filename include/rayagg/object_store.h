@@ -49,7 +49,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -19,12 +19,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "buffer/event_log.h"
-#include "common/asio.h"
 #include "common/real_clock.h"
 #include "http/http_server.h"
 #include "ingest/grpc_ingest_server.h"
 #include "ingest/http_ingest_handler.h"
 #include "ingest/ingest_counters.h"
+#include "rayagg/asio.h"
 #include "rayagg/config.h"
 #include "sinks/sink.h"
 

@@ -2,9 +2,9 @@
 
 #include <optional>
 
-#include "common/asio.h"
 #include "common/url.h"
 #include "http/http_client.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "common/asio.h"
 #include "common/url.h"
 #include "http/request.h"
 #include "http/tls_context.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/asio.h"
 #include "http/tls_context.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -22,7 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 
 namespace rayagg {

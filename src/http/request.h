@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/asio.h"
 #include "common/url.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 #include "rayagg/config.h"
 
 namespace rayagg {

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 #include "rayagg/object_store.h"
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 #include "rayagg/object_store.h"
 
 namespace rayagg {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 #include "rayagg/config.h"
 #include "rayagg/object_store.h"
 

@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg::s3 {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "common/asio.h"
 #include "http/http_connection.h"
 #include "objstore/s3_addressing.h"
 #include "objstore/s3_credentials.h"
+#include "rayagg/asio.h"
 #include "rayagg/config.h"
 #include "rayagg/object_store.h"
 

@@ -23,6 +23,11 @@ bool DeliveryPlanner::DrainExpired(const DeliveryTimes& times) {
   return times.drain_deadline.has_value() && times.now >= *times.drain_deadline;
 }
 
+SteadyTime DeliveryPlanner::FirstAttemptAt(SteadyTime rate_not_before, const DeliveryTimes& times) {
+  if (!times.drain_deadline.has_value()) return rate_not_before;
+  return std::min(rate_not_before, *times.drain_deadline);
+}
+
 DeliveryDecision DeliveryPlanner::AfterAttempt(const DeliveryOutcome& outcome, size_t events,
                                                const DeliveryHistory& history,
                                                const DeliveryTimes& times,

@@ -8,6 +8,11 @@
 // tested with plain values (tests/unit/sinks/delivery_planner_test.cc). It
 // reads no clock, waits on nothing and logs nothing; the sink acts on what it
 // returns (counters, logs, the wait).
+//
+// Every time it returns to wait for (FirstAttemptAt, a retry's retry_at) is
+// at or before the drain deadline of the DeliveryTimes it was given, so the
+// sink waits for it as it is; a drain that starts during such a wait cuts it
+// short (Sink::Drain cancels the waits).
 #pragma once
 
 #include <chrono>
@@ -66,6 +71,11 @@ class DeliveryPlanner {
   // Before an attempt: whether the drain deadline has passed, so the batch
   // is to be dropped (`shutdown`) instead of sent.
   static bool DrainExpired(const DeliveryTimes& times);
+
+  // When a batch that the rate limit lets go at `rate_not_before` is first
+  // attempted: then, or at the drain deadline if that is earlier (where the
+  // attempt finds the drain expired and drops the batch as `shutdown`).
+  static SteadyTime FirstAttemptAt(SteadyTime rate_not_before, const DeliveryTimes& times);
 
   // After an attempt that ended in `outcome`, for a batch of `events`
   // elements. `unit_random` is uniform in [0, 1) (the backoff's jitter).

@@ -112,7 +112,8 @@ void Sink::Drain(SteadyTime deadline) {
     drain_deadline_ = deadline;
     wake_timer_->Cancel();
     // Backoff and rate waits are cut short so the next attempt (or the
-    // give-up) happens before the deadline; SleepUntil caps later waits at it.
+    // give-up) happens before the deadline; later waits end by it, as the
+    // planner computes them from TimesNow(), which now has the deadline.
     for (const auto& slot : slots_) slot->timer->Cancel();
   });
 }
@@ -179,7 +180,6 @@ asio::awaitable<void> Sink::WaitAllDelivered() {
 }
 
 asio::awaitable<void> Sink::SleepUntil(Slot& slot, SteadyTime until) {
-  if (draining_) until = std::min(until, drain_deadline_);
   if (until <= clock_.Now()) co_return;
   slot.timer->ExpiresAt(until);
   co_await slot.timer->Wait();
@@ -212,7 +212,9 @@ void Sink::ReleaseBatch(const OutgoingBatch& batch) {
 }
 
 asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch, SteadyTime not_before) {
-  co_await SleepUntil(slot, not_before);
+  // Times read here, not when Run reserved the rate: a drain may have begun
+  // in between (co_spawn starts this coroutine through a post).
+  co_await SleepUntil(slot, DeliveryPlanner::FirstAttemptAt(not_before, TimesNow()));
   // Halves still to send, the next one last; at most log2(events) + 1 deep.
   std::vector<OutgoingBatch> pending;
   pending.push_back(std::move(batch));

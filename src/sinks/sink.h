@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "common/asio.h"
 #include "ops/log_rate_limiter.h"
+#include "rayagg/asio.h"
 #include "rayagg/batch_transport.h"
 #include "rayagg/clock.h"
 #include "rayagg/config.h"
@@ -132,7 +132,8 @@ class Sink {
   // Counts and logs a drop the planner decided after an attempt.
   void DropAfterAttempt(const OutgoingBatch& batch, const DeliveryOutcome& outcome,
                         const DeliveryDecision& decision, const DeliveryHistory& history);
-  // Waits on the slot's timer until `until` (or Drain()).
+  // Waits on the slot's timer until `until`, a time from the planner (so never
+  // past the drain deadline), or until Drain() cancels the wait.
   asio::awaitable<void> SleepUntil(Slot& slot, SteadyTime until);
   void DropBatch(const OutgoingBatch& batch, DropReason reason);
   // Releases the range of a batch that was delivered or dropped.

@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg::test {
 

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <string>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg::test {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "common/asio.h"
+#include "rayagg/asio.h"
 
 namespace rayagg::test {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "common/asio.h"
 #include "common/real_clock.h"
+#include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 
 namespace rayagg::test {

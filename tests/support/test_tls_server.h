@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "common/asio.h"
 #include "common/real_clock.h"
+#include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 #include "support/test_certificates.h"
 #include "support/test_http_server.h"

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "app/probe.h"
-#include "common/asio.h"
 #include "http/http_client.h"
+#include "rayagg/asio.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/daemon_fixture.h"
 #include "support/json_compare.h"

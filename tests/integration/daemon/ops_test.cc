@@ -11,8 +11,8 @@
 
 #include "app/daemon_metrics.h"
 #include "app/probe.h"
-#include "common/asio.h"
 #include "http/http_client.h"
+#include "rayagg/asio.h"
 #include "support/daemon_fixture.h"
 #include "support/prometheus_text.h"
 #include "support/raw_http_client.h"

@@ -414,6 +414,15 @@ TEST(DeliveryPlannerTest, DrainingLeavesAnEarlierRetryAlone) {
   EXPECT_EQ(decision.retry_at, kStart + milliseconds(100));
 }
 
+TEST(DeliveryPlannerTest, ARateWaitEndsByTheDrainDeadline) {
+  const SteadyTime deadline = kStart + seconds(5);
+  const SteadyTime rate_not_before = kStart + seconds(8);
+  EXPECT_EQ(DeliveryPlanner::FirstAttemptAt(rate_not_before, At(kStart)), rate_not_before);
+  EXPECT_EQ(DeliveryPlanner::FirstAttemptAt(rate_not_before, At(kStart, deadline)), deadline);
+  EXPECT_EQ(DeliveryPlanner::FirstAttemptAt(kStart + seconds(1), At(kStart, deadline)),
+            kStart + seconds(1));
+}
+
 TEST(DeliveryPlannerTest, AFailureAtOrAfterTheDrainDeadlineDropsTheBatch) {
   for (RetryPolicy policy : {RetryPolicy::kDefault, RetryPolicy::kRayCompat}) {
     const DeliveryPlanner planner(Steady(), policy);

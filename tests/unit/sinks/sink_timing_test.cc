@@ -306,6 +306,30 @@ TEST_F(SinkTimingTest, TheRateLimitHoldsTheNextBatchUntilTheClockAllowsIt) {
   ASSERT_TRUE(transport.WaitForDelivered(20));
 }
 
+TEST_F(SinkTimingTest, ARateWaitThatBeginsWhileDrainingEndsAtTheDrainDeadline) {
+  SinkConfig config = Config();
+  config.batch.max_events = 10;
+  config.max_events_per_second = 10;  // the second batch may go out at start_ + 1s
+  config.retry.initial_backoff = 10s;
+  config.retry.max_backoff = 10s;
+  auto& transport = StartSink(config, {Status(503)});
+  Append(0, 10);
+  ASSERT_TRUE(transport.WaitForAttempts(1));
+  ASSERT_EQ(clock_.WaitForNextDeadline(), start_ + 10s);
+  Append(10, 10);  // unread: the only slot is backing off
+
+  // The drain cuts the backoff short (delivered), then the second batch's
+  // rate wait begins while draining: it ends at the deadline, not at 1 s.
+  sink_->Drain(start_ + 500ms);
+  ASSERT_TRUE(transport.WaitForDelivered(10));
+  ASSERT_EQ(clock_.WaitForNextDeadline(), start_ + 500ms);
+  clock_.Advance(500ms);
+  ASSERT_TRUE(sink_->WaitFinished(ManualClock::kRealTimeout));
+  EXPECT_EQ(transport.attempts(), 2);
+  EXPECT_EQ(sink_->drops().Total(DropReason::kShutdown), 10u);
+  EXPECT_EQ(sink_->drops().Total(), 10u);
+}
+
 TEST_F(SinkTimingTest, FailureWarningsAreOnePerTenSecondsOfTheClock) {
   SinkConfig config = Config();
   config.batch.max_events = 1;
