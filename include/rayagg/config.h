@@ -128,6 +128,31 @@ struct ObjectStoreConfig {
   Duration request_timeout{10'000};
 };
 
+// `sinks[i].object:` — object-store sinks (url s3:// or dir://) only: how
+// events are gathered into objects, one open object per (session, node,
+// category) (docs/OBJECT_STORE.md).
+struct ObjectBatchConfig {
+  // An object is cut this long after its first event.
+  Duration max_age{10'000};
+  // An object is cut before its JSON Lines (before compression) would pass this.
+  uint64_t max_bytes = 32ull * 1024 * 1024;
+  // JSON the sink holds, open objects and cut ones awaiting upload together;
+  // reaching it cuts the largest open object, and the sink reads no more
+  // until uploads bring it below.
+  uint64_t max_open_bytes = 64ull * 1024 * 1024;
+  bool gzip = true;  // objects are .jsonl.gz (Content-Encoding: gzip)
+};
+
+// `sinks[i].cluster:` — which Ray cluster an object-store sink's objects
+// belong to (the KubeRay layout's identity). Empty fields default from
+// RAY_CLUSTER_NAMESPACE, RAY_CLUSTER_NAME, OWNER_KIND and OWNER_NAME.
+struct ClusterConfig {
+  std::string namespace_name{};
+  std::string name{};
+  std::string kind{};  // raycluster (default), rayjob or rayservice, any case
+  std::string owner{};
+};
+
 // One entry of `sinks:`. Only `url` is required.
 struct SinkConfig {
   std::string name;  // defaults to "sink-<index>"
@@ -155,6 +180,13 @@ struct SinkConfig {
   // an outage does not stampede the collector; 0 means no cap.
   uint64_t max_events_per_second = 0;
   WhenFull when_full = WhenFull::kDropOldest;
+
+  // Object-store sinks (url s3://bucket[/prefix] or dir:///path) only.
+  ObjectBatchConfig object{};
+  ClusterConfig cluster{};
+  // Lowercase hex node id for events that carry none; "" drops them (no_node).
+  std::string node_id{};
+  S3Config s3{};
 };
 
 // `log:`

@@ -18,7 +18,11 @@ enum class DropReason {
                       // (unknown event type or enum name, wrong type, invalid base64);
                       // counted once by ingest, not per sink
   kRejected,          // the endpoint refused the batch for good (3xx, 4xx but 408/413/429,
-                      // 501 under retry_policy default)
+                      // 501 under retry_policy default); an object store's refusal
+                      // of an object's bytes after 3 tries
+  kBadSession,        // object-store sinks: sessionName empty, "." or "..", or outside
+                      // [A-Za-z0-9._-]+ (it names a directory of the layout)
+  kNoNode,            // object-store sinks: no nodeId in the event and no node_id configured
 };
 
 constexpr std::string_view DropReasonName(DropReason reason) {
@@ -39,6 +43,10 @@ constexpr std::string_view DropReasonName(DropReason reason) {
       return "bad_element";
     case DropReason::kRejected:
       return "rejected";
+    case DropReason::kBadSession:
+      return "bad_session";
+    case DropReason::kNoNode:
+      return "no_node";
   }
   return "unknown";
 }

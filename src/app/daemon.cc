@@ -6,8 +6,10 @@
 #include <cstdlib>
 
 #include "app/daemon_metrics.h"
+#include "config/object_sink_config.h"
 #include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
+#include "objsink/object_sink_factory.h"
 #include "sinks/sink_factory.h"
 
 namespace rayagg {
@@ -46,25 +48,35 @@ absl::Status Daemon::Start() {
   work_guard_.emplace(io_.get_executor());
   // Sinks first: their cursors must exist before the first event arrives.
   for (const SinkConfig& sink_config : config_.sinks) {
-    auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
-    if (!sink.ok()) {
+    absl::Status made;
+    if (IsObjectStoreSinkUrl(sink_config.url)) {
+      auto sink = MakeObjectSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
+      if (sink.ok()) object_sinks_.push_back(*std::move(sink));
+      made = sink.status();
+    } else {
+      auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
+      if (sink.ok()) sinks_.push_back(*std::move(sink));
+      made = sink.status();
+    }
+    if (!made.ok()) {
       sinks_.clear();  // none started yet: nothing to drain
+      object_sinks_.clear();
       work_guard_.reset();
       stopped_ = true;
-      return sink.status();
+      return made;
     }
-    sinks_.push_back(std::move(*sink));
   }
-  if (sinks_.empty()) {
+  if (sinks_.empty() && object_sinks_.empty()) {
     logger_->warn(
         "no sinks configured: events are accepted and discarded "
         "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
   }
   for (auto& sink : sinks_) sink->Start();
+  for (auto& sink : object_sinks_) sink->Start();
   // One thread per sink up to the CPUs we may use; each sink is a strand, so
   // sinks run in parallel but each one's state is single-threaded.
-  const size_t threads =
-      std::clamp<size_t>(sinks_.size(), 1, static_cast<size_t>(AllowedCpuCount()));
+  const size_t threads = std::clamp<size_t>(sinks_.size() + object_sinks_.size(), 1,
+                                            static_cast<size_t>(AllowedCpuCount()));
   for (size_t i = 0; i < threads; ++i) io_threads_.emplace_back([this] { RunIoThread(); });
 
   grpc_server_ = std::make_unique<GrpcIngestServer>(config_.grpc, log_, ingest_counters_, *logger_,
@@ -149,28 +161,39 @@ absl::Status Daemon::Reload(const absl::StatusOr<Config>& loaded) {
     return refuse(absl::FailedPreconditionError(
         "the new config changes the spool section; spool settings need a restart"));
   }
-  if (config.sinks.size() != sinks_.size()) {
+  if (config.sinks.size() != config_.sinks.size()) {
     return refuse(absl::FailedPreconditionError(
         "the new config adds or removes sinks; that needs a restart"));
   }
+  // Object-store sinks keep the settings they started with (their
+  // credentials files are re-read when they change); the others are
+  // reconfigured, matched in order.
+  std::vector<size_t> reconfigured;  // indexes into config.sinks, one per sinks_ entry
+  for (size_t i = 0; i < config.sinks.size(); ++i) {
+    const bool object_store = IsObjectStoreSinkUrl(config_.sinks[i].url);
+    if (config.sinks[i].name != config_.sinks[i].name ||
+        object_store != IsObjectStoreSinkUrl(config.sinks[i].url)) {
+      return refuse(absl::FailedPreconditionError(
+          "sink names, kinds or their order changed (sinks[" + std::to_string(i) + "] is \"" +
+          config.sinks[i].name + "\", was \"" + config_.sinks[i].name +
+          "\"); that needs a restart"));
+    }
+    if (!object_store) reconfigured.push_back(i);
+  }
   // Build everything first: a sink whose new settings fail leaves all as they were.
   std::vector<SinkParts> parts;
-  for (size_t i = 0; i < sinks_.size(); ++i) {
-    if (config.sinks[i].name != sinks_[i]->name()) {
-      return refuse(absl::FailedPreconditionError(
-          "sink names or their order changed (sinks[" + std::to_string(i) + "] is \"" +
-          config.sinks[i].name + "\", was \"" + sinks_[i]->name() + "\"); that needs a restart"));
-    }
+  for (size_t j = 0; j < sinks_.size(); ++j) {
+    const size_t i = reconfigured[j];
     // The slot count is fixed for a sink's life: max_in_flight applies on restart.
     SinkConfig sink_config = config.sinks[i];
-    sink_config.max_in_flight = static_cast<uint32_t>(sinks_[i]->slot_count());
-    absl::StatusOr<SinkParts> made = MakeSinkParts(sinks_[i]->executor(), sink_config, *logger_);
+    sink_config.max_in_flight = static_cast<uint32_t>(sinks_[j]->slot_count());
+    absl::StatusOr<SinkParts> made = MakeSinkParts(sinks_[j]->executor(), sink_config, *logger_);
     if (!made.ok()) return refuse(made.status());
     parts.push_back(*std::move(made));
   }
-  for (size_t i = 0; i < sinks_.size(); ++i) {
-    sinks_[i]->Reconfigure(config.sinks[i], std::move(parts[i].transports),
-                           std::move(parts[i].encoder));
+  for (size_t j = 0; j < sinks_.size(); ++j) {
+    sinks_[j]->Reconfigure(config.sinks[reconfigured[j]], std::move(parts[j].transports),
+                           std::move(parts[j].encoder));
   }
   reloads_succeeded_.fetch_add(1);
   return absl::OkStatus();
@@ -181,10 +204,23 @@ std::string Daemon::RenderMetricsPage() const {
   if (http_server_) listeners.push_back({"http_ingest", http_server_->counters()});
   if (ops_server_) listeners.push_back({"ops", ops_server_->counters()});
   const double now = std::chrono::duration<double>(clock_.WallNow().time_since_epoch()).count();
+  std::vector<SinkMetricsSource> sinks;
+  auto next_sink = sinks_.begin();
+  auto next_object_sink = object_sinks_.begin();
+  for (const SinkConfig& sink_config : config_.sinks) {
+    if (IsObjectStoreSinkUrl(sink_config.url) && next_object_sink != object_sinks_.end()) {
+      const ObjectSink& sink = **next_object_sink++;
+      sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats(),
+                       &sink.object_counters()});
+    } else if (next_sink != sinks_.end()) {
+      const Sink& sink = **next_sink++;
+      sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats()});
+    }
+  }
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,
                                     .buffer = log_.GetSnapshot(),
                                     .buffer_config = config_.buffer,
-                                    .sinks = sinks_,
+                                    .sinks = std::move(sinks),
                                     .http_listeners = std::move(listeners),
                                     .ready = ready_.load(),
                                     .reloads_succeeded = reloads_succeeded_.load(),
@@ -257,16 +293,26 @@ void Daemon::Stop() {
   const auto drain_timeout = config_.shutdown.drain_timeout;
   const SteadyTime deadline = clock_.Now() + drain_timeout;
   for (auto& sink : sinks_) sink->Drain(deadline);
+  for (auto& sink : object_sinks_) sink->Drain(deadline);
   // A request in flight at the deadline may still run to its own timeout.
   Duration longest_request{0};
   for (const auto& sink_config : config_.sinks) {
-    longest_request = std::max(longest_request, sink_config.request_timeout);
+    Duration request = sink_config.request_timeout;
+    // An upload's deadline grows by a second per MiB of its object.
+    if (IsObjectStoreSinkUrl(sink_config.url)) {
+      request += std::chrono::seconds(sink_config.object.max_bytes / (1024 * 1024) + 1);
+    }
+    longest_request = std::max(longest_request, request);
   }
   const auto wait_limit = drain_timeout + longest_request + std::chrono::seconds(1);
+  const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait_limit);
   for (auto& sink : sinks_) {
-    if (!sink->WaitFinished(std::chrono::duration_cast<std::chrono::milliseconds>(wait_limit))) {
+    if (!sink->WaitFinished(wait_ms))
       logger_->error("sink did not stop in time sink={}", sink->name());
-    }
+  }
+  for (auto& sink : object_sinks_) {
+    if (!sink->WaitFinished(wait_ms))
+      logger_->error("sink did not stop in time sink={}", sink->name());
   }
   work_guard_.reset();
   io_.stop();
@@ -274,6 +320,10 @@ void Daemon::Stop() {
   StopHttpListeners();  // the ops listener last
   uint64_t sent = 0, dropped = 0;
   for (const auto& sink : sinks_) {
+    sent += sink->counters().sent_events.load();
+    dropped += sink->drops().Total();
+  }
+  for (const auto& sink : object_sinks_) {
     sent += sink->counters().sent_events.load();
     dropped += sink->drops().Total();
   }

@@ -30,6 +30,8 @@
 
 namespace rayagg {
 
+class ObjectSink;  // objsink/object_sink.h
+
 class Daemon {
  public:
   // Time comes from a RealClock of the daemon's own.
@@ -68,7 +70,10 @@ class Daemon {
   // The /metrics page (docs/METRICS.md). Thread-safe.
   std::string RenderMetricsPage() const;
   const IngestCounters& ingest_counters() const { return ingest_counters_; }
+  // The http(s):// and file:// sinks, in config order.
   const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
+  // The object-store (s3://, dir://) sinks, in config order.
+  const std::vector<std::unique_ptr<ObjectSink>>& object_sinks() const { return object_sinks_; }
   EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
   const EventLog& log() const { return log_; }
 
@@ -90,6 +95,7 @@ class Daemon {
   asio::io_context io_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_guard_;
   std::vector<std::unique_ptr<Sink>> sinks_;
+  std::vector<std::unique_ptr<ObjectSink>> object_sinks_;
   std::vector<std::jthread> io_threads_;
   std::unique_ptr<GrpcIngestServer> grpc_server_;
   int grpc_port_ = 0;

@@ -28,13 +28,20 @@ void Buffer(const MetricsInput& in, MetricSamples& out) {
 
 template <auto Field>  // std::atomic<uint64_t> SinkCounters::*, label `sink`
 void PerSink(const MetricsInput& in, MetricSamples& out) {
-  for (const auto& sink : in.sinks) out.Add({sink->name()}, (sink->counters().*Field).load());
+  for (const auto& sink : in.sinks) out.Add({sink.name}, (sink.counters.*Field).load());
+}
+
+template <auto Field>  // std::atomic<uint64_t> ObjectSinkCounters::*, label `sink`
+void PerObjectSink(const MetricsInput& in, MetricSamples& out) {
+  for (const auto& sink : in.sinks) {
+    if (sink.object != nullptr) out.Add({sink.name}, (sink.object->*Field).load());
+  }
 }
 
 template <auto Field>  // the same, under Ray's labels (Component, consumer)
 void PerConsumer(const MetricsInput& in, MetricSamples& out) {
   for (const auto& sink : in.sinks) {
-    out.Add({kRayComponent, sink->name()}, (sink->counters().*Field).load());
+    out.Add({kRayComponent, sink.name}, (sink.counters.*Field).load());
   }
 }
 
@@ -61,8 +68,8 @@ std::map<std::pair<DropReason, std::string>, uint64_t> DropsByLabel(const DropCo
 template <typename Visit>
 void ForEachAttemptLatency(const MetricsInput& in, Visit visit) {
   for (const auto& sink : in.sinks) {
-    visit(sink->name(), "success", sink->request_stats().succeeded.Read());
-    visit(sink->name(), "failure", sink->request_stats().failed.Read());
+    visit(sink.name, "success", sink.request_stats.succeeded.Read());
+    visit(sink.name, "failure", sink.request_stats.failed.Read());
   }
 }
 
@@ -160,8 +167,8 @@ constexpr Family kFamilies[] = {
       "Unix time of the last successful delivery; 0 before the first."},
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
-         out.Add({sink->name()},
-                 static_cast<double>(sink->counters().last_success_unix_ms.load()) / 1000.0);
+         out.Add({sink.name},
+                 static_cast<double>(sink.counters.last_success_unix_ms.load()) / 1000.0);
        }
      }},
     {{"rayagg_sink_request_failures_total",
@@ -171,8 +178,8 @@ constexpr Family kFamilies[] = {
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
          for (size_t i = 0; i < kFailureReasonCount; ++i) {
-           out.Add({sink->name(), FailureReasonName(static_cast<FailureReason>(i))},
-                   sink->request_stats().failures_by_reason[i].load());
+           out.Add({sink.name, FailureReasonName(static_cast<FailureReason>(i))},
+                   sink.request_stats.failures_by_reason[i].load());
          }
        }
      }},
@@ -182,8 +189,8 @@ constexpr Family kFamilies[] = {
       "Events this sink will never deliver, by reason and event type."},
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
-         for (const auto& [key, count] : DropsByLabel(sink->drops())) {
-           out.Add({sink->name(), DropReasonName(key.first), key.second}, count);
+         for (const auto& [key, count] : DropsByLabel(sink.drops)) {
+           out.Add({sink.name, DropReasonName(key.first), key.second}, count);
          }
        }
      }},
@@ -197,6 +204,39 @@ constexpr Family kFamilies[] = {
          out.AddHistogram({sink, outcome}, LatencyHistogram::kBucketSeconds, latency.counts,
                           latency.sum_seconds);
        });
+     }},
+
+    // Object-store sinks (docs/OBJECT_STORE.md), label `sink`.
+    {{"rayagg_object_sink_open_objects",
+      kGauge,
+      {"sink"},
+      "Objects being filled (one per session, node and category)."},
+     PerObjectSink<&ObjectSinkCounters::open_objects>},
+    {{"rayagg_object_sink_held_bytes",
+      kGauge,
+      {"sink"},
+      "JSON held: open objects plus cut objects awaiting upload (bounded by "
+      "object.max_open_bytes)."},
+     PerObjectSink<&ObjectSinkCounters::held_bytes>},
+    {{"rayagg_object_sink_json_bytes_total",
+      kCounter,
+      {"sink"},
+      "JSON Lines bytes uploaded, before compression."},
+     PerObjectSink<&ObjectSinkCounters::json_bytes>},
+    {{"rayagg_object_sink_session_markers_total", kCounter, {"sink"}, "Session markers written."},
+     PerObjectSink<&ObjectSinkCounters::markers>},
+    {{"rayagg_object_sink_upload_failures_total",
+      kCounter,
+      {"sink", "reason"},
+      "Failed uploads by the store's reason (SlowDown, AccessDenied, timeout, connection, io "
+      "...)."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       for (const auto& sink : in.sinks) {
+         if (sink.object == nullptr) continue;
+         for (const auto& [reason, count] : sink.object->Failures()) {
+           out.Add({sink.name, reason}, count);
+         }
+       }
      }},
 
     // The daemon's own HTTP listeners (HTTP ingest, ops), label `listener`.
@@ -259,9 +299,9 @@ constexpr Family kFamilies[] = {
       "Events evicted unread from the full buffer (Ray's name)."},
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
-         for (const auto& [key, count] : DropsByLabel(sink->drops())) {
+         for (const auto& [key, count] : DropsByLabel(sink.drops)) {
            if (key.first != DropReason::kOverflow) continue;
-           out.Add({kRayComponent, sink->name(), key.second}, count);
+           out.Add({kRayComponent, sink.name, key.second}, count);
          }
        }
      }},
@@ -271,7 +311,7 @@ constexpr Family kFamilies[] = {
       "Events dropped after exhausting retries (Ray's name)."},
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
-         out.Add({kRayComponent, sink->name()}, sink->drops().Total(DropReason::kRetriesExhausted));
+         out.Add({kRayComponent, sink.name}, sink.drops.Total(DropReason::kRetriesExhausted));
        }
      }},
     {{"ray_aggregator_agent_publish_latency_seconds",
@@ -296,9 +336,9 @@ constexpr Family kFamilies[] = {
       "Seconds since the last successful delivery (Ray's name)."},
      [](const MetricsInput& in, MetricSamples& out) {
        for (const auto& sink : in.sinks) {
-         const int64_t last_ms = sink->counters().last_success_unix_ms.load();
+         const int64_t last_ms = sink.counters.last_success_unix_ms.load();
          if (last_ms == 0) continue;  // absent before the first success
-         out.Add({kRayComponent, sink->name()},
+         out.Add({kRayComponent, sink.name},
                  std::max(0.0, in.unix_now_seconds - static_cast<double>(last_ms) / 1000.0));
        }
      }},

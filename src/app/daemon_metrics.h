@@ -16,6 +16,7 @@
 #include "buffer/event_log.h"
 #include "http/http_server.h"
 #include "ingest/ingest_counters.h"
+#include "objsink/object_sink.h"
 #include "ops/metric_table.h"
 #include "rayagg/config.h"
 #include "sinks/sink.h"
@@ -28,12 +29,23 @@ struct HttpListenerCounters {
   const HttpServerCounters& counters;
 };
 
+// What /metrics reads of one sink, whatever its kind.
+struct SinkMetricsSource {
+  std::string_view name;
+  const SinkCounters& counters;
+  const DropCounters& drops;
+  const SinkRequestStats& request_stats;
+  // Object-store sinks only.
+  const ObjectSinkCounters* object = nullptr;
+};
+
 // What the daemon's metrics are read from, at one scrape.
 struct MetricsInput {
   const IngestCounters& ingest;
   EventLog::Snapshot buffer;
   const BufferConfig& buffer_config;
-  const std::vector<std::unique_ptr<Sink>>& sinks;
+  // Every sink, in config order.
+  std::vector<SinkMetricsSource> sinks;
   // The listeners that run (a disabled one is left out).
   std::vector<HttpListenerCounters> http_listeners;
   bool ready = false;

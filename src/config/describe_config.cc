@@ -6,6 +6,7 @@
 #include "common/text.h"
 #include "config/event_type_list.h"
 #include "config/load_config.h"
+#include "config/object_sink_config.h"
 #include "config/units.h"
 #include "sinks/rules/sink_url.h"
 
@@ -42,6 +43,33 @@ std::string DescribeHttpOptions(const SinkConfig& sink) {
   return strings::Join(parts, "; ");
 }
 
+// Object-store sinks: layout identity, object limits, S3 endpoint and where
+// the credentials come from (never the credentials).
+void DescribeObjectSink(const SinkConfig& sink, std::vector<std::string>& lines) {
+  const ClusterConfig& cluster = sink.cluster;
+  const ObjectBatchConfig& object = sink.object;
+  lines.push_back(strings::Cat(
+      "    kuberay layout for ", cluster.kind.empty() ? "raycluster" : cluster.kind, " ",
+      cluster.namespace_name, "/", cluster.owner.empty() ? "" : cluster.owner + "/", cluster.name,
+      sink.node_id.empty() ? "" : strings::Cat(", node ", sink.node_id), "; event types ",
+      FormatEventTypeFilter(sink.event_types), "; objects cut after ",
+      FormatDuration(object.max_age), " or at ", FormatByteSize(object.max_bytes), ", ",
+      FormatByteSize(object.max_open_bytes), " held at most; ", object.gzip ? "gzip" : "no gzip"));
+  if (!strings::EqualsIgnoreCase(sink.url.substr(0, 5), "s3://")) return;
+  const S3Config& s3 = sink.s3;
+  const std::string credentials =
+      !s3.access_key_id_file.empty()
+          ? strings::Cat("credentials from ", s3.access_key_id_file, " and ",
+                         s3.secret_access_key_file)
+          : std::string(s3.access_key_id.empty() ? "no credentials"
+                                                 : "credentials from the environment");
+  lines.push_back(strings::Cat(
+      "    S3 endpoint ", s3.endpoint.empty() ? "AWS" : s3.endpoint, ", region ", s3.region, ", ",
+      s3.addressing == S3Config::Addressing::kPath ? "path" : "virtual-hosted", " addressing",
+      s3.connect_address.empty() ? "" : strings::Cat(", connecting to ", s3.connect_address), "; ",
+      credentials));
+}
+
 // Three lines: destination; what and how it batches; how it retries; a
 // fourth for HTTP options when any is set.
 void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
@@ -50,11 +78,15 @@ void DescribeSink(const SinkConfig& sink, std::vector<std::string>& lines) {
                                   ? std::string("forever")
                                   : strings::Cat("up to ", retry.max_retries, " times");
   lines.push_back(strings::Cat("  sink \"", sink.name, "\" -> ", RedactUrl(sink.url)));
-  lines.push_back(strings::Cat(
-      "    event types ", FormatEventTypeFilter(sink.event_types),
-      "; batches of <= ", sink.batch.max_events, " events / ", FormatByteSize(sink.batch.max_bytes),
-      " after ", FormatDuration(sink.batch.flush_interval), "; ",
-      sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys"));
+  if (IsObjectStoreSinkUrl(sink.url)) {
+    DescribeObjectSink(sink, lines);
+  } else {
+    lines.push_back(strings::Cat(
+        "    event types ", FormatEventTypeFilter(sink.event_types),
+        "; batches of <= ", sink.batch.max_events, " events / ",
+        FormatByteSize(sink.batch.max_bytes), " after ", FormatDuration(sink.batch.flush_interval),
+        "; ", sink.preserve_proto_field_names ? "snake_case" : "lowerCamelCase", " keys"));
+  }
   lines.push_back(
       strings::Cat("    request timeout ", FormatDuration(sink.request_timeout), "; retry ",
                    retries, ", backoff ", FormatDuration(retry.initial_backoff), " doubling to ",

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "config/object_sink_config.h"
 #include "config/problems.h"
 #include "config/ray_auth.h"
 #include "config/ray_environment.h"
@@ -133,6 +134,7 @@ absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environmen
     loaded.config = *std::move(parsed);
   }
   ApplyRayEnvironment(env, loaded.config, loaded.warnings);
+  ApplyObjectSinkEnvironment(env, loaded.config);
   if (absl::Status status = ApplyRayAuth(env, loaded.config.ingest_auth); !status.ok()) {
     return status;
   }
@@ -142,6 +144,11 @@ absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environmen
   // The file was validated and the environment and flags only store checked
   // values, so this guards against a bug in those steps, not user input.
   Problems problems;
+  for (size_t i = 0; i < loaded.config.sinks.size(); ++i) {
+    if (IsObjectStoreSinkUrl(loaded.config.sinks[i].url)) {
+      ValidateObjectSinkIdentity(loaded.config.sinks[i], strings::Cat("sinks[", i, "]"), problems);
+    }
+  }
   ValidateConfig(loaded.config, problems);
   if (!problems.empty()) return problems.ToStatus();
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/text.h"
+#include "config/object_sink_config.h"
 #include "config/ray_environment.h"
 #include "config/units.h"
 #include "http/rules/http_header_rules.h"
@@ -67,12 +68,15 @@ void ValidateSink(const SinkConfig& sink, const std::string& path, Problems& pro
   if (sink.url.empty()) {
     problems.Add(path + ".url",
                  "is required, e.g. http://collector:8080/events or file:///dev/stdout");
+  } else if (IsObjectStoreSinkUrl(sink.url)) {
+    ValidateObjectSink(sink, path, problems);
   } else if (auto url = ParseSinkUrl(sink.url); !url.ok()) {
     problems.Add(path + ".url", strings::View(url.status().message()));
   } else {
     ValidateOptionsForScheme(sink, *url, path, problems);
+    ValidateNoObjectSinkOptions(sink, path, problems);
   }
-  ValidateHttpOptions(sink, path, problems);
+  if (!IsObjectStoreSinkUrl(sink.url)) ValidateHttpOptions(sink, path, problems);
   if (sink.batch.max_events < 1) problems.Add(path + ".batch.max_events", "must be >= 1");
   if (sink.batch.max_bytes < kMinBatchBytes) {
     problems.Add(path + ".batch.max_bytes",

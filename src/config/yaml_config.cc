@@ -7,6 +7,7 @@
 
 #include "common/text.h"
 #include "config/load_config.h"
+#include "config/object_sink_config.h"
 #include "config/problems.h"
 #include "config/ray_environment.h"
 #include "config/units.h"
@@ -142,6 +143,58 @@ void ReadEnum(YamlReader& r, const Node& node, const Path& path,
          strings::Cat("must be one of ", strings::Join(known, ", "), "; got \"", text, "\""));
 }
 
+void ReadObjectBatch(YamlReader& r, const Node& node, const Path& path, ObjectBatchConfig& object) {
+  r.Map(node, path,
+        {{"max_age", [&](const Node& v,
+                         const Path& p) { r.Duration(v, p, kMinObjectMaxAge, object.max_age); }},
+         {"max_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinObjectBytes, kNoMax, object.max_bytes);
+          }},
+         {"max_open_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinObjectBytes, kNoMax, object.max_open_bytes);
+          }},
+         {"gzip", [&](const Node& v, const Path& p) { r.Bool(v, p, object.gzip); }}});
+}
+
+void ReadCluster(YamlReader& r, const Node& node, const Path& path, ClusterConfig& cluster) {
+  r.Map(
+      node, path,
+      {{"namespace", [&](const Node& v, const Path& p) { r.String(v, p, cluster.namespace_name); }},
+       {"name", [&](const Node& v, const Path& p) { r.String(v, p, cluster.name); }},
+       {"kind", [&](const Node& v, const Path& p) { r.String(v, p, cluster.kind); }},
+       {"owner", [&](const Node& v, const Path& p) { r.String(v, p, cluster.owner); }}});
+}
+
+void ReadS3(YamlReader& r, const Node& node, const Path& path, S3Config& s3) {
+  r.Map(node, path,
+        {{"endpoint", [&](const Node& v, const Path& p) { r.String(v, p, s3.endpoint); }},
+         {"region", [&](const Node& v, const Path& p) { r.String(v, p, s3.region); }},
+         {"addressing",
+          [&](const Node& v, const Path& p) {
+            constexpr std::pair<std::string_view, S3Config::Addressing> kAddressing[] = {
+                {"virtual_hosted", S3Config::Addressing::kVirtualHosted},
+                {"path", S3Config::Addressing::kPath}};
+            ReadEnum(r, v, p, kAddressing, s3.addressing);
+          }},
+         {"connect_address",
+          [&](const Node& v, const Path& p) { r.String(v, p, s3.connect_address); }},
+         {"access_key_id_file",
+          [&](const Node& v, const Path& p) { r.String(v, p, s3.access_key_id_file); }},
+         {"secret_access_key_file",
+          [&](const Node& v, const Path& p) { r.String(v, p, s3.secret_access_key_file); }},
+         {"session_token_file",
+          [&](const Node& v, const Path& p) { r.String(v, p, s3.session_token_file); }},
+         {"multipart_threshold",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinS3PartBytes, kNoMax, s3.multipart_threshold);
+          }},
+         {"part_size", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinS3PartBytes, kMaxS3PartBytes, s3.part_size);
+          }}});
+}
+
 constexpr std::pair<std::string_view, RetryPolicy> kRetryPolicies[] = {
     {"default", RetryPolicy::kDefault}, {"ray_compat", RetryPolicy::kRayCompat}};
 constexpr std::pair<std::string_view, WhenFull> kWhenFull[] = {
@@ -183,7 +236,36 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
        {"max_events_per_second",
         [&](const Node& v, const Path& p) { r.Uint(v, p, 0, kNoMax, sink.max_events_per_second); }},
        {"when_full",
-        [&](const Node& v, const Path& p) { ReadEnum(r, v, p, kWhenFull, sink.when_full); }}});
+        [&](const Node& v, const Path& p) { ReadEnum(r, v, p, kWhenFull, sink.when_full); }},
+       {"layout",
+        [&](const Node& v, const Path& p) {
+          std::string layout;
+          if (r.String(v, p, layout) && layout != "kuberay") {
+            r.Fail(v, p, strings::Cat("must be kuberay (the only layout); got \"", layout, "\""));
+          }
+        }},
+       {"object", [&](const Node& v, const Path& p) { ReadObjectBatch(r, v, p, sink.object); }},
+       {"cluster", [&](const Node& v, const Path& p) { ReadCluster(r, v, p, sink.cluster); }},
+       {"node_id", [&](const Node& v, const Path& p) { r.String(v, p, sink.node_id); }},
+       {"s3", [&](const Node& v, const Path& p) { ReadS3(r, v, p, sink.s3); }}});
+  if (IsObjectStoreSinkUrl(sink.url)) {
+    // These sinks cut objects, not batches, and classify store answers, not
+    // HTTP statuses: settings that would be silently ignored are errors.
+    if (node["batch"]) {
+      r.Fail(node["batch"], ChildPath(path, "batch"),
+             "is not for object-store sinks, which gather events into objects: use object.max_age, "
+             "object.max_bytes and object.max_open_bytes");
+    }
+    if (node["retry_policy"]) {
+      r.Fail(node["retry_policy"], ChildPath(path, "retry_policy"),
+             "is not for object-store sinks: their answers are classified by the store's error "
+             "(docs/DELIVERY.md, \"Object stores\")");
+    }
+    // Profile and autoscaler events feed the history views.
+    if (!node["event_types"]) sink.event_types = EventTypeFilter::All();
+    // A store's own deadline (ObjectStoreConfig), not an HTTP collector's.
+    if (!node["request_timeout"]) sink.request_timeout = kObjectSinkRequestTimeout;
+  }
   if (sink.url.empty()) {
     r.Fail(node, ChildPath(path, "url"),
            "is required, e.g. http://collector:8080/events or file:///dev/stdout");

@@ -17,7 +17,7 @@ namespace rayagg {
 class BlockingObjectStore {
  public:
   // Builds the store on the wrapper's own io_context, e.g.
-  //   [&](asio::any_io_executor ex) { return MakeObjectStore(ex, config, logger); }
+  //   [&](asio::any_io_executor ex) { return MakeObjectStore(ex, config, logger, clock); }
   using StoreFactory =
       std::function<absl::StatusOr<std::unique_ptr<ObjectStore>>(asio::any_io_executor)>;
   static absl::StatusOr<std::unique_ptr<BlockingObjectStore>> Make(const StoreFactory& factory);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "common/text.h"
-#include "objstore/object_key.h"
 #include "objstore/offload.h"
+#include "objstore/rules/object_key.h"
 
 namespace rayagg {
 namespace {

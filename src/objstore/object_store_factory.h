@@ -16,9 +16,12 @@ class logger;
 
 namespace rayagg {
 
-// Errors are config errors naming the key (url, s3.*, tls.*).
+class Clock;
+
+// Errors are config errors naming the key (url, s3.*, tls.*). S3 requests
+// are signed with `clock`'s wall time; it outlives the store.
 absl::StatusOr<std::unique_ptr<ObjectStore>> MakeObjectStore(asio::any_io_executor executor,
                                                              const ObjectStoreConfig& config,
-                                                             spdlog::logger& logger);
+                                                             spdlog::logger& logger, Clock& clock);
 
 }  // namespace rayagg

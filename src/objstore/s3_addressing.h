@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "http/http_connection.h"
-#include "objstore/store_url.h"
+#include "objstore/rules/store_url.h"
 #include "rayagg/config.h"
 
 namespace rayagg::s3 {

@@ -5,10 +5,11 @@
 #include <algorithm>
 
 #include "common/text.h"
-#include "objstore/object_key.h"
+#include "objstore/rules/object_key.h"
 #include "objstore/s3_errors.h"
 #include "objstore/s3_xml.h"
 #include "objstore/sigv4.h"
+#include "rayagg/clock.h"
 
 namespace rayagg {
 namespace {
@@ -34,7 +35,7 @@ std::chrono::milliseconds TransferTime(uint64_t bytes) {
 absl::StatusOr<std::unique_ptr<S3ObjectStore>> S3ObjectStore::Make(asio::any_io_executor executor,
                                                                    const ObjectStoreConfig& config,
                                                                    spdlog::logger& logger,
-                                                                   WallClock wall_clock) {
+                                                                   Clock& clock) {
   absl::StatusOr<StoreUrl> url = ParseStoreUrl(config.url);
   if (!url.ok()) return url.status();
   if (url->kind != StoreUrl::Kind::kS3) {
@@ -58,13 +59,12 @@ absl::StatusOr<std::unique_ptr<S3ObjectStore>> S3ObjectStore::Make(asio::any_io_
   if (!credentials.ok()) return credentials.status();
   return std::unique_ptr<S3ObjectStore>(
       new S3ObjectStore(std::move(executor), *std::move(addressing), std::move(tls),
-                        *std::move(credentials), config, logger, std::move(wall_clock)));
+                        *std::move(credentials), config, logger, clock));
 }
 
 S3ObjectStore::S3ObjectStore(asio::any_io_executor executor, s3::Addressing addressing,
                              std::optional<HttpClientTls> tls, s3::CredentialSource credentials,
-                             const ObjectStoreConfig& config, spdlog::logger& logger,
-                             WallClock wall_clock)
+                             const ObjectStoreConfig& config, spdlog::logger& logger, Clock& clock)
     : executor_(std::move(executor)),
       addressing_(std::move(addressing)),
       tls_(std::move(tls)),
@@ -73,7 +73,7 @@ S3ObjectStore::S3ObjectStore(asio::any_io_executor executor, s3::Addressing addr
       multipart_threshold_(config.s3.multipart_threshold),
       part_size_(config.s3.part_size),
       logger_(logger),
-      wall_clock_(std::move(wall_clock)) {}
+      clock_(clock) {}
 
 std::string S3ObjectStore::Describe() const {
   std::string out = strings::Cat("s3://", addressing_.bucket);
@@ -125,8 +125,8 @@ asio::awaitable<absl::StatusOr<HttpExchangeResponse>> S3ObjectStore::Send(const 
     to_sign.headers = call.headers;
     to_sign.headers.emplace_back("host", addressing_.endpoint.host_header);
     to_sign.payload_sha256_hex = call.payload_sha256;
-    const sigv4::Signed signed_request =
-        sigv4::Sign(to_sign, *credentials, addressing_.region, "s3", wall_clock_() + clock_offset_);
+    const sigv4::Signed signed_request = sigv4::Sign(to_sign, *credentials, addressing_.region,
+                                                     "s3", clock_.WallNow() + clock_offset_);
 
     HttpExchangeRequest request;
     request.method = call.method;
@@ -156,7 +156,7 @@ asio::awaitable<absl::StatusOr<HttpExchangeResponse>> S3ObjectStore::Send(const 
       const auto date = response.headers.find(http::field::date);
       if (date != response.headers.end()) {
         if (auto server_time = s3::ParseHttpDate(View(date->value()))) {
-          clock_offset_ = *server_time - wall_clock_();
+          clock_offset_ = *server_time - clock_.WallNow();
           logger_.warn(
               "S3 {}: this machine's clock differs from the server's by {} s; signing with the "
               "server's time from now on",

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,15 +31,16 @@ class logger;
 
 namespace rayagg {
 
+class Clock;
+
 class S3ObjectStore : public ObjectStore {
  public:
-  using WallClock = std::function<std::chrono::system_clock::time_point()>;
-
   // Config errors (addressing, TLS files, missing credentials) name the key.
-  // `wall_clock` is what requests are signed with (tests inject skew).
-  static absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(
-      asio::any_io_executor executor, const ObjectStoreConfig& config, spdlog::logger& logger,
-      WallClock wall_clock = [] { return std::chrono::system_clock::now(); });
+  // Requests are signed with `clock`'s wall time (tests inject skew); it
+  // outlives the store.
+  static absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(asio::any_io_executor executor,
+                                                             const ObjectStoreConfig& config,
+                                                             spdlog::logger& logger, Clock& clock);
 
   asio::awaitable<absl::Status> Put(PutObjectRequest request) override;
   asio::awaitable<absl::StatusOr<StoredObject>> Get(GetObjectRequest request) override;
@@ -75,7 +75,7 @@ class S3ObjectStore : public ObjectStore {
 
   S3ObjectStore(asio::any_io_executor executor, s3::Addressing addressing,
                 std::optional<HttpClientTls> tls, s3::CredentialSource credentials,
-                const ObjectStoreConfig& config, spdlog::logger& logger, WallClock wall_clock);
+                const ObjectStoreConfig& config, spdlog::logger& logger, Clock& clock);
 
   // Signs and sends `call` on a pooled connection; a 2xx answer is returned,
   // anything else is a classified error.
@@ -99,7 +99,7 @@ class S3ObjectStore : public ObjectStore {
   uint64_t multipart_threshold_;
   uint64_t part_size_;
   spdlog::logger& logger_;
-  WallClock wall_clock_;
+  Clock& clock_;
   std::chrono::system_clock::duration clock_offset_{0};
   std::vector<std::unique_ptr<HttpConnection>> idle_connections_;
   uint64_t multipart_uploads_ = 0;

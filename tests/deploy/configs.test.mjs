@@ -19,10 +19,23 @@ function flagsOf(container) {
     .map((a) => a.replaceAll("$(POD_IP)", "127.0.0.1"));
 }
 
-// Environment for ${VAR} expansion: whatever the container's env names.
+// What Kubernetes would give a variable taken from the downward API: names
+// for the namespace and the ray.io/cluster label (object-store sinks check
+// them as DNS-1123), "" for other labels (a plain RayCluster's pods lack
+// KubeRay's originated-from labels); test-<NAME> for anything else.
+function valueOf(entry) {
+  const path = entry.valueFrom?.fieldRef?.fieldPath ?? "";
+  if (path === "metadata.namespace") return "test-namespace";
+  if (path === "metadata.labels['ray.io/cluster']") return "test-cluster";
+  if (path.startsWith("metadata.labels[")) return "";
+  return `test-${entry.name}`;
+}
+
+// Environment for ${VAR} expansion and the sinks' defaults: whatever the
+// container's env names.
 function envOf(container) {
   const env = { PATH: process.env.PATH };
-  for (const entry of container?.env ?? []) env[entry.name] = entry.value ?? `test-${entry.name}`;
+  for (const entry of container?.env ?? []) env[entry.name] = entry.value ?? valueOf(entry);
   return env;
 }
 

@@ -80,7 +80,14 @@ export const DEFAULTS = {
   bufferMaxBytes: "256MiB",
   bufferMaxEvents: 100000,
   batchMaxBytes: "10MiB",
+  objectMaxBytes: "32MiB",
+  objectMaxOpenBytes: "64MiB",
 };
+
+// s3:// and dir:// sinks (docs/OBJECT_STORE.md).
+export function isObjectStoreUrl(url) {
+  return /^(s3|dir):\/\//i.test(String(url ?? ""));
+}
 
 export function drainSeconds(config) {
   return durationSeconds(config?.shutdown?.drain_timeout ?? DEFAULTS.drainTimeout);
@@ -89,15 +96,20 @@ export function drainSeconds(config) {
 // The memory rule of docs/OPERATIONS.md (sizing): fixed overhead, the
 // buffered bytes B = min(max_bytes, max_events x 1 KiB) times a budget of 2
 // (1.2-1.35x measured at rest, more under overload), each sink's batch being
-// encoded plus the one in flight, and two HTTP ingest bodies being parsed.
+// encoded plus the one in flight (an object-store sink: object.max_open_bytes
+// plus object.max_bytes), and two HTTP ingest bodies being parsed.
 export const BASE_RSS_BYTES = 32 * 1024 ** 2;
 export const AVERAGE_EVENT_BYTES = 1024;
 export const RSS_PER_BUFFERED_BYTE = 2;
 export function memoryNeededBytes(config) {
   const buffered = Math.min(bytes(config?.buffer?.max_bytes ?? DEFAULTS.bufferMaxBytes),
     (config?.buffer?.max_events ?? DEFAULTS.bufferMaxEvents) * AVERAGE_EVENT_BYTES);
-  const sinks = (config?.sinks ?? []).reduce(
-    (sum, sink) => sum + 2 * bytes(sink?.batch?.max_bytes ?? DEFAULTS.batchMaxBytes), 0);
+  // An object-store sink holds object.max_open_bytes of JSON plus one object
+  // being compressed; the others a batch being encoded plus one in flight.
+  const sinks = (config?.sinks ?? []).reduce((sum, sink) => sum + (isObjectStoreUrl(sink?.url)
+    ? bytes(sink?.object?.max_open_bytes ?? DEFAULTS.objectMaxOpenBytes)
+      + bytes(sink?.object?.max_bytes ?? DEFAULTS.objectMaxBytes)
+    : 2 * bytes(sink?.batch?.max_bytes ?? DEFAULTS.batchMaxBytes)), 0);
   const ingest = config?.http_ingest?.enabled
     ? 2 * bytes(config.http_ingest.max_body_bytes ?? DEFAULTS.httpIngestMaxBody) : 0;
   return BASE_RSS_BYTES + RSS_PER_BUFFERED_BYTE * buffered + sinks + ingest;

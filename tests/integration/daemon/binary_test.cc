@@ -26,19 +26,24 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "app/probe.h"
 #include "http/http_client.h"
 #include "rayagg/asio.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/daemon_fixture.h"
+#include "support/gunzip.h"
 #include "support/json_compare.h"
+#include "support/object_events.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/sample_events.h"
@@ -294,6 +299,94 @@ grpc::Status AddEvents(ray::rpc::events::EventAggregatorService::Stub& stub,
   context.set_deadline(RpcDeadlineIn(kRpcDeadline));
   AddEventsReply reply;
   return stub.AddEvents(&context, request, &reply);
+}
+
+// An object-store sink in the real binary: events in over gRPC, objects out
+// in the KubeRay layout of a dir:// store, each session's marker first;
+// every event is in exactly one object, decodable, and the manifests count
+// them. Objects appear max_age after their first event, and SIGTERM uploads
+// what is still open.
+TEST_F(BinaryTest, ObjectStoreSinkWritesTheKubeRayLayoutIntoADirectory) {
+  const std::string bucket = dir_.Path("bucket");
+  std::filesystem::create_directory(bucket);
+  const std::string config = Config(
+      "sinks:\n"
+      "  - name: history\n"
+      "    url: dir://" +
+      bucket +
+      "\n"
+      "    cluster: {namespace: ray-system, name: raycluster-a}\n"
+      "    object: {max_age: 200ms}\n");
+  auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path()});
+  const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  auto stub = ClientFor(*port);
+
+  const std::string other_session = "session_2026-01-02_03-04-05_678901_42";
+  std::vector<RayEvent> first;
+  for (int i = 0; i < 20; ++i) {
+    first.push_back(ObjectTestEvent(i, kSession, "\x01\x02", i % 2 == 0 ? "\x0a" : "\x0b"));
+  }
+  first.push_back(ObjectTestEvent(20, kSession, "\x01\x02", ""));  // node_events
+  ASSERT_TRUE(AddEvents(*stub, RequestOf(first)).ok());
+
+  // Keys under the bucket (sidecars and temporary files left out).
+  auto keys = [&bucket] {
+    absl::StatusOr<ListObjectsPage> page = DirObjectStore::ListBlocking(bucket, {});
+    std::vector<std::string> found;
+    if (page.ok()) {
+      for (const ObjectInfo& object : page->objects) found.push_back(object.key);
+    }
+    return found;
+  };
+  // max_age passes in real time: the objects appear while the daemon runs.
+  ASSERT_TRUE(WaitFor([&] { return keys().size() == 4; }))  // marker + 3 directories
+      << keys().size() << " keys";
+
+  std::vector<RayEvent> second;
+  for (int i = 21; i < 30; ++i) second.push_back(ObjectTestEvent(i, other_session));
+  ASSERT_TRUE(AddEvents(*stub, RequestOf(second)).ok());
+  daemon->Signal(SIGTERM);  // uploads what is still open
+  const auto status = daemon->WaitForExit(milliseconds(60'000));
+  ASSERT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+
+  std::multiset<std::string> ids;
+  std::set<std::string> markers;
+  size_t manifest_events = 0;
+  for (const std::string& key : keys()) {
+    if (auto marker = kuberay::ParseSessionMarkerKey(key)) {
+      EXPECT_EQ(marker->cluster.namespace_name, "ray-system");
+      EXPECT_EQ(marker->cluster.name, "raycluster-a");
+      markers.insert(marker->session);
+      continue;
+    }
+    const auto parts = kuberay::ParseEventObjectKey(key);
+    ASSERT_TRUE(parts.has_value()) << key;
+    EXPECT_EQ(parts->node_id_hex, "0102");
+    EXPECT_TRUE(parts->file.gzip) << key;
+    absl::StatusOr<StoredObject> object = DirObjectStore::GetBlocking(bucket, {.key = key});
+    ASSERT_TRUE(object.ok()) << key;
+    const std::optional<std::string> text = Gunzip(object->body);
+    ASSERT_TRUE(text.has_value()) << key;
+    std::istringstream lines(*text);
+    for (std::string line; std::getline(lines, line);) {
+      const nlohmann::json event = nlohmann::json::parse(line);
+      std::string id;
+      EXPECT_TRUE(absl::Base64Unescape(event["eventId"].get<std::string>(), &id));
+      ids.insert(id);
+      EXPECT_EQ(event["sessionName"].get<std::string>(), parts->session);
+    }
+    for (const auto& [name, value] : object->metadata) {
+      if (name == "rayagg-events") manifest_events += std::stoul(value);
+    }
+  }
+  EXPECT_EQ(markers, (std::set<std::string>{kSession, other_session}));
+  std::multiset<std::string> sent;
+  for (const auto* batch : {&first, &second}) {
+    for (const RayEvent& event : *batch) sent.insert(event.event_id());
+  }
+  EXPECT_EQ(ids, sent);
+  EXPECT_EQ(manifest_events, sent.size());
 }
 
 TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {

@@ -5,6 +5,7 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "common/real_clock.h"
 #include "objstore/s3_object_store.h"
 #include "objstore/sigv4.h"
 #include "support/run_coroutine.h"
@@ -42,7 +43,7 @@ class S3ProtocolTest : public ::testing::Test {
   }
 
   std::unique_ptr<S3ObjectStore> Make(const ObjectStoreConfig& config) {
-    auto store = S3ObjectStore::Make(io_context_.get_executor(), config, logger_);
+    auto store = S3ObjectStore::Make(io_context_.get_executor(), config, logger_, clock_);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -52,6 +53,7 @@ class S3ProtocolTest : public ::testing::Test {
   }
 
   TestHttpServer server_;
+  RealClock clock_;  // the loopback server does not check the signing time
   asio::io_context io_context_;
   std::shared_ptr<spdlog::logger> logger_holder_ =
       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());

@@ -19,6 +19,21 @@ namespace {
 
 using test::RunCoroutine;
 
+// Real time with the wall clock `skew` ahead (a machine whose clock is off).
+class SkewedClock final : public Clock {
+ public:
+  explicit SkewedClock(std::chrono::system_clock::duration skew) : skew_(skew) {}
+  SteadyTime Now() const override { return real_.Now(); }
+  WallTime WallNow() const override { return real_.WallNow() + skew_; }
+  std::unique_ptr<Timer> MakeTimer(asio::any_io_executor executor) override {
+    return real_.MakeTimer(std::move(executor));
+  }
+
+ private:
+  RealClock real_;
+  std::chrono::system_clock::duration skew_;
+};
+
 class S3RgwTest : public test::RgwTest {
  protected:
   void SetUp() override {
@@ -31,11 +46,14 @@ class S3RgwTest : public test::RgwTest {
     ASSERT_TRUE(Run(store_->CreateBucket()).ok());
   }
 
-  absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(
-      const ObjectStoreConfig& config,
-      // A real server checks the signature's time against its own: real wall time.
-      S3ObjectStore::WallClock clock = [] { return RealClock().WallNow(); }) {
-    return S3ObjectStore::Make(io_context_.get_executor(), config, logger_, std::move(clock));
+  // A real server checks the signature's time against its own: real wall
+  // time unless a test passes a skewed clock.
+  absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(const ObjectStoreConfig& config) {
+    return Make(config, real_clock_);
+  }
+  absl::StatusOr<std::unique_ptr<S3ObjectStore>> Make(const ObjectStoreConfig& config,
+                                                      Clock& clock) {
+    return S3ObjectStore::Make(io_context_.get_executor(), config, logger_, clock);
   }
 
   template <typename T>
@@ -66,6 +84,7 @@ class S3RgwTest : public test::RgwTest {
     return keys;
   }
 
+  RealClock real_clock_;
   asio::io_context io_context_;
   std::shared_ptr<spdlog::logger> logger_holder_ =
       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
@@ -207,7 +226,8 @@ TEST_F(S3RgwTest, CredentialFilesAreReReadWhenTheyChange) {
 
 TEST_F(S3RgwTest, ClockSkewIsCorrectedFromTheServersDate) {
   const auto skew = std::chrono::hours(2);
-  auto store = Make(rgw().StoreConfig(bucket_), [skew] { return RealClock().WallNow() + skew; });
+  SkewedClock skewed(skew);
+  auto store = Make(rgw().StoreConfig(bucket_), skewed);
   ASSERT_TRUE(store.ok());
   EXPECT_TRUE(Put(**store, "skewed", "x").ok());
   const auto offset = std::chrono::duration_cast<std::chrono::seconds>((*store)->clock_offset());

@@ -69,6 +69,22 @@ inline auto Fields(const SpoolConfig& c) {
   const auto& [dir, max_bytes, sync, sync_interval, segment_bytes, on_write_error] = c;
   return std::tie(dir, max_bytes, sync, sync_interval, segment_bytes, on_write_error);
 }
+inline auto Fields(const ObjectBatchConfig& c) {
+  const auto& [max_age, max_bytes, max_open_bytes, gzip] = c;
+  return std::tie(max_age, max_bytes, max_open_bytes, gzip);
+}
+inline auto Fields(const ClusterConfig& c) {
+  const auto& [namespace_name, name, kind, owner] = c;
+  return std::tie(namespace_name, name, kind, owner);
+}
+inline auto Fields(const S3Config& c) {
+  const auto& [endpoint, region, addressing, connect_address, access_key_id_file,
+               secret_access_key_file, session_token_file, access_key_id, secret_access_key,
+               session_token, multipart_threshold, part_size] = c;
+  return std::tie(endpoint, region, addressing, connect_address, access_key_id_file,
+                  secret_access_key_file, session_token_file, access_key_id, secret_access_key,
+                  session_token, multipart_threshold, part_size);
+}
 
 template <typename T>
 bool Same(const T& a, const T& b) {
@@ -77,15 +93,18 @@ bool Same(const T& a, const T& b) {
 
 inline bool Same(const SinkConfig& a, const SinkConfig& b) {
   const auto& [name, url, event_types, preserve, batch, timeout, retry, headers, token_file,
-               compression, tls, retry_policy, max_in_flight, max_events_per_second, when_full] = a;
+               compression, tls, retry_policy, max_in_flight, max_events_per_second, when_full,
+               object, cluster, node_id, s3] = a;
   const auto& [b_name, b_url, b_event_types, b_preserve, b_batch, b_timeout, b_retry, b_headers,
                b_token_file, b_compression, b_tls, b_retry_policy, b_max_in_flight,
-               b_max_events_per_second, b_when_full] = b;
+               b_max_events_per_second, b_when_full, b_object, b_cluster, b_node_id, b_s3] = b;
   return name == b_name && url == b_url && event_types == b_event_types && preserve == b_preserve &&
          Same(batch, b_batch) && timeout == b_timeout && Same(retry, b_retry) &&
          headers == b_headers && token_file == b_token_file && compression == b_compression &&
          Same(tls, b_tls) && retry_policy == b_retry_policy && max_in_flight == b_max_in_flight &&
-         max_events_per_second == b_max_events_per_second && when_full == b_when_full;
+         max_events_per_second == b_max_events_per_second && when_full == b_when_full &&
+         Same(object, b_object) && Same(cluster, b_cluster) && node_id == b_node_id &&
+         Same(s3, b_s3);
 }
 
 // Everything except `sinks`, which the callers compare on their own.

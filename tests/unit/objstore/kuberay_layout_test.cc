@@ -1,4 +1,4 @@
-#include "objstore/kuberay_layout.h"
+#include "objstore/rules/kuberay_layout.h"
 
 #include <gtest/gtest.h>
 

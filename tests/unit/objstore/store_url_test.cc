@@ -1,4 +1,4 @@
-#include "objstore/store_url.h"
+#include "objstore/rules/store_url.h"
 
 #include <gtest/gtest.h>
 

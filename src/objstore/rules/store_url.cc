@@ -1,8 +1,8 @@
-#include "objstore/store_url.h"
+#include "objstore/rules/store_url.h"
 
 #include "common/text.h"
 #include "common/url.h"
-#include "objstore/object_key.h"
+#include "objstore/rules/object_key.h"
 
 namespace rayagg {
 namespace {

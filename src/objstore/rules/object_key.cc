@@ -1,4 +1,4 @@
-#include "objstore/object_key.h"
+#include "objstore/rules/object_key.h"
 
 #include "common/text.h"
 

@@ -1,0 +1,159 @@
+// An object-store sink (url s3://… or dir:///…): reads the event log like
+// every sink — its own cursor, so a slow or dead store never holds up
+// another sink; its when_full policy; its counters and drops — but gathers
+// events into objects of the KubeRay history-server layout instead of
+// request bodies (docs/OBJECT_STORE.md).
+//
+// The loop, on the sink's strand: read while the assembler's budget allows
+// (object.max_open_bytes) -> cut objects that are due (object.max_age), full
+// (object.max_bytes) or the largest while the budget is reached -> start an
+// upload for each cut object while a slot is free (max_in_flight) -> wait
+// for events, the next due object or a finished upload. An upload writes the
+// session's marker first (the first time this process sees the session),
+// then the object with its manifest, retrying as the UploadPlanner decides
+// (upload_planner.h); only then are the object's events released through
+// the read seam. With the store down the budget fills, the sink stops
+// reading and the log's when_full applies.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "objsink/object_assembler.h"
+#include "objsink/upload_planner.h"
+#include "objstore/rules/kuberay_layout.h"
+#include "ops/log_rate_limiter.h"
+#include "rayagg/clock.h"
+#include "rayagg/config.h"
+#include "rayagg/drop_counters.h"
+#include "rayagg/event_json_encoder.h"
+#include "rayagg/event_reader.h"
+#include "rayagg/mutex.h"
+#include "rayagg/object_store.h"
+#include "sinks/recovery_log.h"
+#include "sinks/sink_counters.h"
+#include "sinks/sink_request_stats.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace rayagg {
+
+// What an object-store sink does beyond SinkCounters (/metrics).
+struct ObjectSinkCounters {
+  std::atomic<uint64_t> open_objects{0};  // gauge
+  std::atomic<uint64_t> held_bytes{0};    // gauge: open JSON plus cut objects awaiting upload
+  std::atomic<uint64_t> json_bytes{0};    // JSON Lines bytes uploaded, before compression
+  std::atomic<uint64_t> markers{0};       // session markers written
+  std::atomic<uint64_t> renamed{0};       // objects uploaded again under a new name
+
+  void CountFailure(const std::string& reason) {
+    MutexLock lock(mutex_);
+    ++failures_[reason];
+  }
+  // Failed uploads by the store's reason label ("SlowDown", "AccessDenied",
+  // "timeout", "io"; a bounded set).
+  std::map<std::string, uint64_t> Failures() const {
+    MutexLock lock(mutex_);
+    return failures_;
+  }
+
+ private:
+  mutable Mutex mutex_;
+  std::map<std::string, uint64_t> failures_ ABSL_GUARDED_BY(mutex_);
+};
+
+class ObjectSink {
+ public:
+  // `store` must have been made on `executor` (a strand of the sink's own).
+  // Registers the cursor with `reader` at once. `clock` outlives the sink.
+  ObjectSink(asio::any_io_executor executor, SinkConfig config, kuberay::ClusterIdentity cluster,
+             EventReader& reader, std::unique_ptr<ObjectStore> store,
+             std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger, Clock& clock);
+  ~ObjectSink();
+  ObjectSink(const ObjectSink&) = delete;
+  ObjectSink& operator=(const ObjectSink&) = delete;
+
+  void Start();
+  // Cuts every open object and uploads what is held; gives up at `deadline`
+  // (a time of the sink's clock), counting the rest as `shutdown` drops.
+  // Thread-safe.
+  void Drain(SteadyTime deadline);
+  // Waits (real time) until the loop finished after Drain().
+  bool WaitFinished(std::chrono::milliseconds timeout);
+
+  const std::string& name() const { return name_; }
+  const asio::any_io_executor& executor() const { return executor_; }
+  const SinkCounters& counters() const { return counters_; }
+  const ObjectSinkCounters& object_counters() const { return object_counters_; }
+  const DropCounters& drops() const { return drops_; }
+  const SinkRequestStats& request_stats() const { return request_stats_; }
+  EventReader::CursorId cursor() const { return cursor_; }
+  // The manifest's writer id: random per process.
+  const std::string& writer() const { return writer_; }
+  std::string Describe() const { return store_->Describe(); }
+
+ private:
+  asio::awaitable<void> Run();
+  asio::awaitable<void> Upload(CutObject object);
+  // One attempt: the session marker when still needed, then the object.
+  asio::awaitable<absl::Status> Attempt(const CutObject& object);
+  void StartUploads();
+  void LogRead(const ObjectAssembler::ReadReport& report);
+  void CountUploaded(const CutObject& object);
+  void DropObject(const CutObject& object, DropReason reason, const absl::Status& status);
+  void LogFailure(const absl::Status& status, const UploadDecision& decision);
+  void OnEventsAvailable();
+  void PublishGauges();
+  DeliveryTimes TimesNow() const;
+  bool DrainExpired() const;
+  void MarkFinished();
+
+  asio::any_io_executor executor_;
+  const std::string name_;
+  const SinkConfig config_;
+  EventReader& reader_;
+  std::unique_ptr<ObjectStore> store_;
+  spdlog::logger& logger_;
+  Clock& clock_;
+  const kuberay::ClusterIdentity cluster_;
+  const std::string writer_;
+  const size_t slot_count_;
+
+  SinkCounters counters_;
+  ObjectSinkCounters object_counters_;
+  DropCounters drops_;
+  SinkRequestStats request_stats_;
+  EventReader::CursorId cursor_;
+
+  // Strand-confined.
+  std::optional<ObjectAssembler> assembler_;
+  UploadPlanner planner_;
+  std::mt19937_64 random_;
+  std::set<std::string> marked_sessions_;
+  std::set<Timer*> upload_timers_;  // retry waits; Drain() cuts them short
+  size_t uploads_in_flight_ = 0;
+  std::unique_ptr<Timer> wake_timer_;
+  bool draining_ = false;
+  SteadyTime drain_deadline_ = SteadyTime::max();
+  std::string last_operator_reason_;
+  RecoveryLog recovery_log_;
+  LogRateLimiter failure_log_limiter_{std::chrono::seconds(10)};
+  LogRateLimiter drop_log_limiter_{std::chrono::seconds(10)};
+
+  std::atomic<bool> wake_pending_{false};
+  Mutex finished_mutex_;
+  CondVar finished_cv_;
+  bool finished_ ABSL_GUARDED_BY(finished_mutex_) = false;
+};
+
+}  // namespace rayagg

@@ -1,0 +1,298 @@
+// The object-store sink on a manual clock against the dir:// store: objects
+// appear max_age after their first event, with the session marker and the
+// manifest, decodable, and only then are their events released; failures
+// are retried; nothing is written for an empty interval; draining uploads
+// what is open, and at the deadline drops (and releases) what the store
+// still refuses.
+#include "objsink/object_sink.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <deque>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "buffer/event_log.h"
+#include "objstore/dir_object_store.h"
+#include "support/condition_wait.h"
+#include "support/gunzip.h"
+#include "support/io_thread.h"
+#include "support/manual_clock.h"
+#include "support/object_events.h"
+#include "support/temp_dir.h"
+
+namespace rayagg {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A dir:// store whose next Puts fail with scripted errors (or every Put,
+// with FailAlways); the rest reach the directory.
+class ScriptedStore final : public ObjectStore {
+ public:
+  ScriptedStore(asio::any_io_executor executor, std::string root)
+      : store_(std::move(executor), std::move(root)) {}
+
+  void FailNext(absl::Status status) {
+    MutexLock lock(mutex_);
+    failures_.push_back(std::move(status));
+  }
+  void FailAlways(absl::Status status) {
+    MutexLock lock(mutex_);
+    always_ = std::move(status);
+  }
+
+  asio::awaitable<absl::Status> Put(PutObjectRequest request) override {
+    {
+      MutexLock lock(mutex_);
+      if (!always_.ok()) co_return always_;
+      if (!failures_.empty()) {
+        absl::Status failure = failures_.front();
+        failures_.pop_front();
+        co_return failure;
+      }
+    }
+    co_return co_await store_.Put(std::move(request));
+  }
+  asio::awaitable<absl::StatusOr<StoredObject>> Get(GetObjectRequest request) override {
+    co_return co_await store_.Get(std::move(request));
+  }
+  asio::awaitable<absl::StatusOr<ListObjectsPage>> List(ListObjectsRequest request) override {
+    co_return co_await store_.List(std::move(request));
+  }
+  std::string Describe() const override { return store_.Describe(); }
+
+ private:
+  DirObjectStore store_;
+  Mutex mutex_;
+  std::deque<absl::Status> failures_ ABSL_GUARDED_BY(mutex_);
+  absl::Status always_ ABSL_GUARDED_BY(mutex_);
+};
+
+const kuberay::ClusterIdentity kCluster{
+    .kind = kuberay::ClusterKind::kRayCluster, .namespace_name = "ns", .name = "c"};
+
+class ObjectSinkTest : public ::testing::Test {
+ protected:
+  ObjectSinkTest()
+      : logger_("test", std::make_shared<spdlog::sinks::null_sink_mt>()),
+        log_(EventLog::Limits{100000, 1 << 30}) {}
+
+  ~ObjectSinkTest() override {
+    if (sink_) {
+      if (store_ != nullptr) store_->FailAlways(absl::OkStatus());
+      sink_->Drain(clock_.Now());
+      sink_->WaitFinished(60s);
+    }
+  }
+
+  static SinkConfig Config() {
+    SinkConfig config;
+    config.name = "objects";
+    config.event_types = EventTypeFilter::All();
+    config.retry.initial_backoff = 1s;
+    config.retry.max_backoff = 30s;
+    config.retry.jitter_ratio = 0.0;
+    return config;
+  }
+
+  void Start(SinkConfig config = Config()) {
+    auto strand = asio::make_strand(io_);
+    auto store = std::make_unique<ScriptedStore>(strand, root_.path().string());
+    store_ = store.get();
+    sink_ =
+        std::make_unique<ObjectSink>(strand, std::move(config), kCluster, log_, std::move(store),
+                                     MakeFastJsonEncoder({}), logger_, clock_);
+    sink_->Start();
+    io_thread_.emplace(io_);
+  }
+
+  void Append(int first, int count) {
+    std::vector<std::string> payloads;
+    std::vector<IncomingEvent> events;
+    for (int i = first; i < first + count; ++i) {
+      payloads.push_back(test::ObjectTestEvent(i).SerializeAsString());
+    }
+    for (const auto& payload : payloads) {
+      events.push_back(IncomingEvent{payload, ray::rpc::events::RayEvent::TASK_DEFINITION_EVENT,
+                                     HashEventId(payload), 0});
+    }
+    ASSERT_TRUE(log_.Append(events).ok());
+  }
+
+  // Keys under the root, sidecars and temporary files left out.
+  std::vector<std::string> Keys() {
+    absl::StatusOr<ListObjectsPage> page =
+        DirObjectStore::ListBlocking(root_.path().string(), ListObjectsRequest{});
+    std::vector<std::string> keys;
+    if (!page.ok()) return keys;
+    for (const ObjectInfo& object : page->objects) keys.push_back(object.key);
+    return keys;
+  }
+
+  std::vector<std::string> EventObjectKeys() {
+    std::vector<std::string> keys;
+    for (const std::string& key : Keys()) {
+      if (key.starts_with("cluster-history/")) keys.push_back(key);
+    }
+    return keys;
+  }
+
+  // The event ids in every event object, and the manifests' event counts.
+  std::multiset<std::string> StoredEventIds() {
+    std::multiset<std::string> ids;
+    for (const std::string& key : EventObjectKeys()) {
+      absl::StatusOr<StoredObject> object =
+          DirObjectStore::GetBlocking(root_.path().string(), GetObjectRequest{.key = key});
+      EXPECT_TRUE(object.ok()) << key;
+      if (!object.ok()) continue;
+      const std::string text = test::Gunzip(object->body).value_or("");
+      std::istringstream in(text);
+      size_t lines = 0;
+      for (std::string line; std::getline(in, line); ++lines) {
+        ids.insert(nlohmann::json::parse(line)["eventId"].get<std::string>());
+      }
+      std::string manifest_events;
+      for (const auto& [name, value] : object->metadata) {
+        if (name == "rayagg-events") manifest_events = value;
+      }
+      EXPECT_EQ(manifest_events, std::to_string(lines)) << key;
+    }
+    return ids;
+  }
+
+  uint64_t Released() { return log_.ReleasedPosition(sink_->cursor()); }
+  uint64_t Sent() { return sink_->counters().sent_events.load(); }
+
+  test::ManualClock clock_;
+  test::TempDir root_;
+  spdlog::logger logger_;
+  EventLog log_;
+  asio::io_context io_;
+  ScriptedStore* store_ = nullptr;
+  std::unique_ptr<ObjectSink> sink_;
+  std::optional<test::IoThread> io_thread_;
+};
+
+TEST_F(ObjectSinkTest, AnObjectAppearsMaxAgeAfterItsFirstEventWithMarkerAndManifest) {
+  Start();
+  Append(0, 5);
+  const std::optional<SteadyTime> due = clock_.WaitForNextDeadline();
+  ASSERT_TRUE(due.has_value());
+  EXPECT_EQ(*due, test::ManualClock::kDefaultStart + 10s);
+  EXPECT_TRUE(Keys().empty());
+  EXPECT_EQ(Released(), 0u);
+  clock_.AdvanceTo(*due);
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 5; }));
+  const std::vector<std::string> keys = Keys();
+  ASSERT_EQ(keys.size(), 2u);  // sorted: cluster-history/... < cluster-metadata/...
+  EXPECT_EQ(keys[1], std::string("cluster-metadata/raycluster/ns_c/") + test::kSession);
+  EXPECT_EQ(StoredEventIds().size(), 5u);
+  EXPECT_TRUE(test::WaitFor([&] { return Released() == 5; }));
+  EXPECT_EQ(sink_->counters().sent_batches.load(), 1u);
+  EXPECT_EQ(sink_->object_counters().markers.load(), 1u);
+}
+
+TEST_F(ObjectSinkTest, NothingIsWrittenForAnEmptyInterval) {
+  Start();
+  Append(0, 3);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 3; }));
+  clock_.Advance(1h);
+  Append(3, 1);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
+  EXPECT_EQ(EventObjectKeys().size(), 2u);  // one per interval with events, none between
+  EXPECT_EQ(sink_->counters().sent_batches.load(), 2u);
+  EXPECT_EQ(sink_->object_counters().markers.load(), 1u);  // once per session
+}
+
+TEST_F(ObjectSinkTest, AFailedUploadIsRetriedAndReleasedOnlyOnceStored) {
+  Start();
+  store_->FailNext(ObjectStoreError(absl::StatusCode::kUnavailable, "SlowDown", "slow down"));
+  store_->FailNext(ObjectStoreError(absl::StatusCode::kUnavailable, "SlowDown", "slow down"));
+  Append(0, 4);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() == 1; }));
+  EXPECT_EQ(Released(), 0u);
+  // The backoff: 1 s, then 2 s.
+  const std::optional<SteadyTime> retry = clock_.WaitForNextDeadline();
+  ASSERT_TRUE(retry.has_value());
+  clock_.AdvanceTo(*retry);
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() == 2; }));
+  EXPECT_EQ(Released(), 0u);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
+  EXPECT_TRUE(test::WaitFor([&] { return Released() == 4; }));
+  EXPECT_EQ(StoredEventIds().size(), 4u);
+  EXPECT_EQ(sink_->counters().retries.load(), 2u);
+  EXPECT_EQ(sink_->object_counters().Failures().at("SlowDown"), 2u);
+}
+
+TEST_F(ObjectSinkTest, AnOperatorErrorIsRetriedUntilFixedAndNothingIsLost) {
+  Start();
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kPermissionDenied, "AccessDenied", "no"));
+  Append(0, 3);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  for (uint64_t attempts = 1; attempts <= 3; ++attempts) {
+    ASSERT_TRUE(
+        test::WaitFor([&] { return sink_->counters().failed_attempts.load() == attempts; }));
+    const std::optional<SteadyTime> retry = clock_.WaitForNextDeadline();
+    ASSERT_TRUE(retry.has_value());
+    EXPECT_EQ(*retry, clock_.Now() + 30s);  // max_backoff
+    if (attempts == 3) store_->FailAlways(absl::OkStatus());
+    clock_.AdvanceTo(*retry);
+  }
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 3; }));
+  EXPECT_TRUE(test::WaitFor([&] { return Released() == 3; }));
+  EXPECT_EQ(sink_->drops().Total(), 0u);
+}
+
+TEST_F(ObjectSinkTest, DrainUploadsWhatIsOpenAtOnce) {
+  Start();
+  Append(0, 7);
+  ASSERT_TRUE(clock_.WaitForNextDeadline().has_value());  // read and open
+  sink_->Drain(clock_.Now() + 5s);
+  ASSERT_TRUE(sink_->WaitFinished(60s));
+  EXPECT_EQ(Sent(), 7u);
+  EXPECT_EQ(Released(), 7u);
+  EXPECT_EQ(StoredEventIds().size(), 7u);
+}
+
+TEST_F(ObjectSinkTest, AtTheDrainDeadlineWhatTheStoreRefusesIsDroppedAndReleased) {
+  Start();
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kUnavailable, "ServiceUnavailable", "x"));
+  Append(0, 6);
+  ASSERT_TRUE(clock_.WaitForNextDeadline().has_value());
+  const SteadyTime deadline = clock_.Now() + 5s;
+  sink_->Drain(deadline);
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() >= 1; }));
+  clock_.AdvanceTo(deadline);
+  ASSERT_TRUE(sink_->WaitFinished(60s));
+  EXPECT_EQ(sink_->drops().Total(DropReason::kShutdown), 6u);
+  EXPECT_EQ(Released(), 6u);
+  EXPECT_TRUE(EventObjectKeys().empty());
+}
+
+TEST_F(ObjectSinkTest, WithTheBudgetHeldByFailedUploadsTheSinkStopsReading) {
+  SinkConfig config = Config();
+  config.object.max_open_bytes = 1;  // one read fills it
+  Start(config);
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kUnavailable, "SlowDown", "x"));
+  Append(0, 2);
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() >= 1; }));
+  Append(2, 2);  // not read while the first object is held
+  ASSERT_TRUE(clock_.WaitForNextDeadline().has_value());
+  EXPECT_TRUE(log_.HasUnread(sink_->cursor()));
+  store_->FailAlways(absl::OkStatus());
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());  // the retry succeeds, then the rest is read
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
+  EXPECT_TRUE(test::WaitFor([&] { return Released() == 4; }));
+  EXPECT_EQ(StoredEventIds().size(), 4u);
+}
+
+}  // namespace
+}  // namespace rayagg
