@@ -60,7 +60,9 @@ absl::StatusOr<int64_t> ParseInt(std::string_view name, std::string_view text, i
 absl::StatusOr<double> ParseMillis(std::string_view name, std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value >= 0) || value > 1e15) {
+  // At most what int64 nanoseconds hold (about 292 years), as the value is
+  // compared with them.
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= 0) || value > 9e12) {
     return Bad(strings::Cat(name, ": expected a non-negative number of milliseconds"));
   }
   return value;

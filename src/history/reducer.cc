@@ -14,7 +14,14 @@ namespace {
 
 using ray::rpc::events::RayEvent;
 
+// A Timestamp may hold any second of years 1 to 9999 (proto3 JSON accepts
+// them all), beyond int64 nanoseconds (1678 to 2262): a time outside 1970 to
+// 2200 is clamped to that range, so neither it nor a difference of two such
+// times overflows (a bucket's objects are anyone's input).
 int64_t Nanos(const google::protobuf::Timestamp& t) {
+  constexpr int64_t kLatestSeconds = 7'258'118'400;  // 2200-01-01T00:00:00Z
+  if (t.seconds() < 0) return 0;
+  if (t.seconds() >= kLatestSeconds) return kLatestSeconds * 1'000'000'000;
   return t.seconds() * 1'000'000'000 + t.nanos();
 }
 

@@ -14,7 +14,34 @@ namespace {
 
 namespace pt = boost::property_tree;
 
+// Boost's XML reader (RapidXML) descends one call per nested element, so a
+// body of deeply nested elements from a broken or hostile server overflows
+// the stack (tests/fuzz/s3_xml_fuzz). S3's documents nest four deep.
+constexpr int kMaxXmlDepth = 64;
+
+// Whether elements nest deeper than `limit`, counting every start tag that
+// is not also an end tag ("<a/>"). Declarations, comments and CDATA count
+// as nothing; text inside them that looks like a tag may only overcount.
+bool NestsDeeperThan(std::string_view body, int limit) {
+  int depth = 0;
+  // The first '>' after the current '<' (looked up again only once passed,
+  // so the scan stays linear).
+  size_t end = body.find('>');
+  for (size_t at = body.find('<'); at != std::string_view::npos; at = body.find('<', at + 1)) {
+    const char next = at + 1 < body.size() ? body[at + 1] : '\0';
+    if (next == '/') {
+      --depth;
+    } else if (next != '?' && next != '!') {
+      if (end != std::string_view::npos && end < at) end = body.find('>', at);
+      if (end == std::string_view::npos || body[end - 1] != '/') ++depth;
+      if (depth > limit) return true;
+    }
+  }
+  return false;
+}
+
 std::optional<pt::ptree> Parse(std::string_view body) {
+  if (NestsDeeperThan(body, kMaxXmlDepth)) return std::nullopt;
   pt::ptree tree;
   std::istringstream in{std::string(body)};
   try {
@@ -63,6 +90,10 @@ int Digits(std::string_view text, size_t at, size_t count) {
   }
   return value;
 }
+
+// system_clock counts nanoseconds in 64 bits, which ends in 2262: a later
+// date (only a broken or hostile server sends one) is refused, not wrapped.
+constexpr int kLatestYear = 2200;
 
 absl::Status Malformed(std::string_view what) {
   return ObjectStoreError(absl::StatusCode::kUnavailable, "malformed_answer",
@@ -144,8 +175,8 @@ std::optional<std::chrono::system_clock::time_point> ParseIso8601(std::string_vi
   parts.tm_hour = Digits(text, 11, 2);
   parts.tm_min = Digits(text, 14, 2);
   parts.tm_sec = Digits(text, 17, 2);
-  if (parts.tm_year < 70 || parts.tm_mon < 0 || parts.tm_mday < 1 || parts.tm_hour < 0 ||
-      parts.tm_min < 0 || parts.tm_sec < 0) {
+  if (parts.tm_year < 70 || parts.tm_year > kLatestYear - 1900 || parts.tm_mon < 0 ||
+      parts.tm_mday < 1 || parts.tm_hour < 0 || parts.tm_min < 0 || parts.tm_sec < 0) {
     return std::nullopt;
   }
   auto time = std::chrono::system_clock::from_time_t(timegm(&parts));
@@ -180,9 +211,9 @@ std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_v
   parts.tm_hour = Digits(text, 17, 2);
   parts.tm_min = Digits(text, 20, 2);
   parts.tm_sec = Digits(text, 23, 2);
-  if (parts.tm_mon < 0 || parts.tm_mday < 1 || parts.tm_year < 70 || parts.tm_hour < 0 ||
-      parts.tm_min < 0 || parts.tm_sec < 0 || text[16] != ' ' || text[19] != ':' ||
-      text[22] != ':') {
+  if (parts.tm_mon < 0 || parts.tm_mday < 1 || parts.tm_year < 70 ||
+      parts.tm_year > kLatestYear - 1900 || parts.tm_hour < 0 || parts.tm_min < 0 ||
+      parts.tm_sec < 0 || text[16] != ' ' || text[19] != ':' || text[22] != ':') {
     return std::nullopt;
   }
   return std::chrono::system_clock::from_time_t(timegm(&parts));

@@ -22,6 +22,9 @@ FailureReason StatusReason(unsigned status) {
   return FailureReason::kHttpOther;
 }
 
+// 2200-01-01T00:00:00Z.
+constexpr time_t kLatestSeconds = 7258118400;
+
 // RFC 9110 §10.2.3 / §5.6.7: the three date forms a recipient must accept.
 std::optional<std::chrono::system_clock::time_point> ParseHttpDate(const std::string& text) {
   static constexpr const char* kFormats[] = {
@@ -35,6 +38,10 @@ std::optional<std::chrono::system_clock::time_point> ParseHttpDate(const std::st
     if (end == nullptr || *end != '\0') continue;
     const time_t seconds = timegm(&parts);
     if (seconds == static_cast<time_t>(-1)) continue;
+    // system_clock counts nanoseconds in 64 bits (1678 to 2262): a date
+    // outside is the distant past or future, never wrapped around.
+    if (seconds < 0) return std::chrono::system_clock::time_point{};
+    if (seconds > kLatestSeconds) return std::chrono::system_clock::time_point::max();
     return std::chrono::system_clock::from_time_t(seconds);
   }
   return std::nullopt;

@@ -246,6 +246,15 @@ TEST_F(ApiTest, HostileParametersAreValuesNeverSql) {
   EXPECT_EQ(Get("/api/history/v1/tasks?cursor=%ZZ").first, 400);
 }
 
+// Found with tests/fuzz/history_query_fuzz: 1e15 ms was accepted and its
+// nanoseconds (1e21) overflowed int64 (undefined behaviour).
+TEST_F(ApiTest, MillisecondsBeyondInt64NanosecondsAreRefused) {
+  for (const char* key : {"min_total_ms", "created_after_ms", "ended_before_ms"}) {
+    EXPECT_EQ(Get(std::string("/api/history/v1/tasks?") + key + "=1e15").first, 400) << key;
+    EXPECT_EQ(Get(std::string("/api/history/v1/tasks?") + key + "=9e12").first, 200) << key;
+  }
+}
+
 TEST_F(ApiTest, OneTaskWithEveryTransitionErrorAndSpan) {
   const TaskRecord* failed = nullptr;
   for (const auto& [key, task] : expected_.tasks) {

@@ -118,6 +118,28 @@ void ExpectSameFold(const FoldedSession& expected, const FoldedSession& actual) 
   ExpectSameRecords(expected.workers, actual.workers, "workers");
 }
 
+// Found by tests/fuzz/history_object_fuzz: a transition in year 1012 (or
+// after 2262) overflowed int64 nanoseconds (undefined behaviour).
+TEST(Reducer, TimesBeyondInt64NanosecondsAreClamped) {
+  RayEvent event;
+  event.set_event_type(RayEvent::TASK_LIFECYCLE_EVENT);
+  event.mutable_timestamp()->set_seconds(-30215920167);
+  auto* life = event.mutable_task_lifecycle_event();
+  life->set_task_id("\x01\x02");
+  auto* early = life->add_state_transitions();
+  early->set_state(ray::rpc::PENDING_ARGS_AVAIL);
+  early->mutable_timestamp()->set_seconds(-62135596800);  // 0001-01-01
+  auto* late = life->add_state_transitions();
+  late->set_state(ray::rpc::RUNNING);
+  late->mutable_timestamp()->set_seconds(253402300799);  // 9999-12-31
+  const FoldedSession folded = FoldAll({event});
+  ASSERT_EQ(folded.tasks.size(), 1u);
+  const TaskRecord& task = folded.tasks.begin()->second;
+  ASSERT_EQ(task.transitions.size(), 2u);
+  EXPECT_EQ(task.transitions[0].time_ns, 0);
+  EXPECT_EQ(task.transitions[1].time_ns, int64_t{7'258'118'400} * 1'000'000'000);
+}
+
 TEST(ReducerProperty, AnyOrderDuplicatesCoalescingAndBatchesFoldTheSame) {
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     SCOPED_TRACE(seed);

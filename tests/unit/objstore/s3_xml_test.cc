@@ -80,5 +80,35 @@ TEST(S3XmlTest, Dates) {
             1796292245);
 }
 
+// Found by tests/fuzz/s3_xml_fuzz: Boost's XML reader recurses once per
+// nested element, and 50,000 levels overflowed the stack.
+TEST(S3XmlTest, DeeplyNestedAnswersAreRefusedBeforeParsing) {
+  std::string deep = "<Error><Code>SlowDown</Code>";
+  for (int i = 0; i < 100000; ++i) deep += "<a>";
+  EXPECT_FALSE(ParseErrorBody(deep));
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult>" + deep).ok());
+  EXPECT_FALSE(ParseUploadId("<InitiateMultipartUploadResult>" + deep).ok());
+  // Four levels, self-closing elements and a declaration still parse.
+  const auto page = ParseListObjectsV2(
+      "<?xml version=\"1.0\"?><ListBucketResult><Contents><Key>k</Key><Owner/></Contents>"
+      "<CommonPrefixes><Prefix>p/</Prefix></CommonPrefixes></ListBucketResult>");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->common_prefixes, std::vector<std::string>{"p/"});
+}
+
+// Found by tests/fuzz/s3_xml_fuzz: a year past 2262 overflowed system_clock's
+// nanoseconds (undefined behaviour) instead of being refused.
+TEST(S3XmlTest, DatesBeyondTheClocksRangeAreRefused) {
+  EXPECT_FALSE(ParseIso8601("3844-12-03T10:04:05.000Z"));
+  EXPECT_FALSE(ParseHttpDate("Thu, 03 Dec 9999 10:04:05 GMT"));
+  EXPECT_TRUE(ParseIso8601("2200-12-31T23:59:59Z"));
+  const auto page = ParseListObjectsV2(
+      "<ListBucketResult><Contents><Key>k</Key><LastModified>3844-12-03T10:04:05.000Z"
+      "</LastModified></Contents></ListBucketResult>");
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->objects.size(), 1u);
+  EXPECT_EQ(page->objects[0].key, "k");
+}
+
 }  // namespace
 }  // namespace rayagg::s3

@@ -90,5 +90,17 @@ TEST(DeliveryPolicyTest, RetryAfterHttpDateInAllThreeForms) {
   EXPECT_EQ(ParseRetryAfter("Sun, 06 Nov 1994", now), std::nullopt);
 }
 
+// Found by tests/fuzz/http_response_fuzz: a date past 2262 overflowed
+// system_clock's 64-bit nanoseconds (undefined behaviour).
+TEST(DeliveryPolicyTest, RetryAfterDatesBeyondTheClocksRange) {
+  const auto now = system_clock::from_time_t(784111777);
+  // The distant future: as long as a wait can be (max_retry_after caps it).
+  const std::optional<Duration> far = ParseRetryAfter("Thu, 03 Dec 4756 10:04:05 GMT", now);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_GT(*far, Duration(std::chrono::hours(24 * 365 * 200)));
+  // The distant past: no wait.
+  EXPECT_EQ(ParseRetryAfter("Mon, 01 Jan 0001 00:00:00 GMT", now), Duration(0));
+}
+
 }  // namespace
 }  // namespace rayagg

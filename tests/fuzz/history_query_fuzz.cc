@@ -1,0 +1,100 @@
+// ray-task-history's query API below HTTP: arbitrary bytes as a request
+// target, parsed into query parameters (history/query_params.h) and given to
+// every query (history/queries.h: our task list, counts, groups, task,
+// actor and job pages, Ray's State API list and summary), which build their
+// filters and SQL from them, over an index of two random sessions built once.
+// The property: every answer is a result or one of the documented errors
+// (InvalidArgument 400, NotFound 404, DeadlineExceeded 503); anything else
+// (an Internal error from SQLite) means a parameter reached the SQL text.
+#include <google/protobuf/stubs/logging.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "history/index_schema.h"
+#include "history/index_writer.h"
+#include "history/queries.h"
+#include "history/query_params.h"
+#include "history/reducer.h"
+#include "support/temp_dir.h"
+#include "unit/history/random_session.h"
+
+namespace {
+
+using namespace rayagg::history;
+
+struct Index {
+  rayagg::test::TempDir dir;
+  std::unique_ptr<SqliteDb> db;
+};
+
+Index& TheIndex() {
+  static Index* index = [] {
+    auto* built = new Index;
+    absl::StatusOr<OpenedIndex> opened = OpenIndexForWriting(built->dir.path(), 8 << 20);
+    if (!opened.ok()) std::abort();
+    IndexWriter writer(*opened->db);
+    for (uint64_t seed : {11, 12}) {
+      FoldedSession folded;
+      for (const RayEvent& event : RandomSession(seed).events) FoldEvent(event, folded);
+      const SessionIdentity identity{
+          "rayjob", "team-a", "nightly", "cluster-1",
+          "session_2026-01-0" + std::to_string(seed - 10) + "_00-00-00_000000_1"};
+      absl::StatusOr<int64_t> id = writer.EnsureSession(identity, true);
+      BatchInput batch;
+      batch.folded = std::move(folded);
+      if (!id.ok() || !writer.WriteBatch(*id, std::move(batch)).ok()) std::abort();
+    }
+    opened->db.reset();
+    absl::StatusOr<std::unique_ptr<SqliteDb>> reader =
+        OpenIndexForReading(built->dir.path(), 4 << 20);
+    if (!reader.ok()) std::abort();
+    built->db = std::move(*reader);
+    return built;
+  }();
+  return *index;
+}
+
+void Check(const absl::StatusOr<nlohmann::json>& answer, const char* query) {
+  if (answer.ok()) return;
+  switch (answer.status().code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kDeadlineExceeded:
+      return;
+    default:
+      std::fprintf(stderr, "history_query_fuzz: %s answered %s\n", query,
+                   answer.status().ToString().c_str());
+      std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  google::protobuf::SetLogHandler(nullptr);
+  TheIndex();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view target(reinterpret_cast<const char*>(data), size);
+  const absl::StatusOr<QueryParams> params = QueryParams::FromTarget(target);
+  (void)TargetPath(target);
+  if (!params.ok()) return 0;
+  HistoryQueries queries(*TheIndex().db, QueryLimits{});
+  Check(queries.Sessions(*params), "Sessions");
+  Check(queries.Counts(*params), "Counts");
+  Check(queries.Groups(*params), "Groups");
+  Check(queries.Tasks(*params), "Tasks");
+  Check(queries.Task(*params), "Task");
+  Check(queries.Actor(*params), "Actor");
+  Check(queries.Job(*params), "Job");
+  Check(queries.RayListTasks(*params), "RayListTasks");
+  Check(queries.RaySummarizeTasks(*params), "RaySummarizeTasks");
+  return 0;
+}
