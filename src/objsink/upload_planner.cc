@@ -1,7 +1,5 @@
 #include "objsink/upload_planner.h"
 
-#include <algorithm>
-
 namespace rayagg {
 namespace {
 
@@ -41,10 +39,9 @@ UploadDecision UploadPlanner::AfterAttempt(const absl::Status& status, UploadHis
     default: {
       const Duration elapsed =
           std::chrono::duration_cast<Duration>(times.now - history.first_attempt);
-      const bool out_of_retries =
-          retry_.max_retries >= 0 && history.retries >= static_cast<uint64_t>(retry_.max_retries);
-      const bool out_of_time = retry_.max_elapsed.count() > 0 && elapsed >= retry_.max_elapsed;
-      if (out_of_retries || out_of_time) return Drop(DropReason::kRetriesExhausted);
+      if (DeliveryPlanner::RetriesExhausted(retry_, history.retries, elapsed)) {
+        return Drop(DropReason::kRetriesExhausted);
+      }
       delay = backoff_.Delay(history.retries + 1, unit_random);
       break;
     }
@@ -52,10 +49,12 @@ UploadDecision UploadPlanner::AfterAttempt(const absl::Status& status, UploadHis
   if (status.code() == Code::kDataLoss) ++history.data_loss_count;
   ++history.retries;
   SteadyTime retry_at = times.now + delay;
-  if (!needs_operator && retry_.max_elapsed.count() > 0) {
-    retry_at = std::min(retry_at, history.first_attempt + retry_.max_elapsed);
+  // Failures that need an operator are retried without limit: max_elapsed
+  // does not bring their next attempt forward.
+  if (!needs_operator) {
+    retry_at = DeliveryPlanner::WithinMaxElapsed(retry_, retry_at, history.first_attempt);
   }
-  if (times.drain_deadline.has_value()) retry_at = std::min(retry_at, *times.drain_deadline);
+  retry_at = DeliveryPlanner::WithinDrain(retry_at, times);
   return UploadDecision{.action = UploadDecision::Action::kRetry,
                         .needs_operator = needs_operator,
                         .retry_at = retry_at,

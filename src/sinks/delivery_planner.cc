@@ -24,8 +24,26 @@ bool DeliveryPlanner::DrainExpired(const DeliveryTimes& times) {
 }
 
 SteadyTime DeliveryPlanner::FirstAttemptAt(SteadyTime rate_not_before, const DeliveryTimes& times) {
-  if (!times.drain_deadline.has_value()) return rate_not_before;
-  return std::min(rate_not_before, *times.drain_deadline);
+  return WithinDrain(rate_not_before, times);
+}
+
+bool DeliveryPlanner::RetriesExhausted(const RetryConfig& retry, uint64_t retries,
+                                       Duration elapsed) {
+  const bool out_of_retries =
+      retry.max_retries >= 0 && retries >= static_cast<uint64_t>(retry.max_retries);
+  const bool out_of_time = retry.max_elapsed.count() > 0 && elapsed >= retry.max_elapsed;
+  return out_of_retries || out_of_time;
+}
+
+SteadyTime DeliveryPlanner::WithinMaxElapsed(const RetryConfig& retry, SteadyTime retry_at,
+                                             SteadyTime first_attempt) {
+  if (retry.max_elapsed.count() == 0) return retry_at;
+  return std::min(retry_at, first_attempt + retry.max_elapsed);
+}
+
+SteadyTime DeliveryPlanner::WithinDrain(SteadyTime at, const DeliveryTimes& times) {
+  if (!times.drain_deadline.has_value()) return at;
+  return std::min(at, *times.drain_deadline);
 }
 
 DeliveryDecision DeliveryPlanner::AfterAttempt(const DeliveryOutcome& outcome, size_t events,
@@ -50,10 +68,9 @@ DeliveryDecision DeliveryPlanner::AfterAttempt(const DeliveryOutcome& outcome, s
       break;
   }
 
-  const bool out_of_retries =
-      retry_.max_retries >= 0 && history.retries >= static_cast<uint64_t>(retry_.max_retries);
-  const bool out_of_time = retry_.max_elapsed.count() > 0 && elapsed >= retry_.max_elapsed;
-  if (out_of_retries || out_of_time) return Drop(failure, DropReason::kRetriesExhausted, elapsed);
+  if (RetriesExhausted(retry_, history.retries, elapsed)) {
+    return Drop(failure, DropReason::kRetriesExhausted, elapsed);
+  }
   // Draining and out of time: no retry could happen before the deadline.
   if (DrainExpired(times)) return Drop(failure, DropReason::kShutdown, elapsed);
 
@@ -65,14 +82,8 @@ DeliveryDecision DeliveryPlanner::AfterAttempt(const DeliveryOutcome& outcome, s
       delay = std::max(delay, std::min(*asked, retry_.max_retry_after));
     }
   }
-  SteadyTime retry_at = times.now + delay;
-  // One last attempt when max_elapsed runs out, rather than sleeping past it.
-  if (retry_.max_elapsed.count() > 0) {
-    retry_at = std::min(retry_at, history.first_attempt + retry_.max_elapsed);
-  }
-  // Draining: wait no longer than the deadline, where the batch is dropped
-  // unless an earlier attempt delivers it.
-  if (times.drain_deadline.has_value()) retry_at = std::min(retry_at, *times.drain_deadline);
+  const SteadyTime retry_at =
+      WithinDrain(WithinMaxElapsed(retry_, times.now + delay, history.first_attempt), times);
   return DeliveryDecision{
       .action = DeliveryDecision::Action::kRetry,
       .failure = failure,

@@ -77,6 +77,19 @@ class DeliveryPlanner {
   // attempt finds the drain expired and drops the batch as `shutdown`).
   static SteadyTime FirstAttemptAt(SteadyTime rate_not_before, const DeliveryTimes& times);
 
+  // The retry limits every sink applies (the object-store sink's
+  // UploadPlanner too): whether what failed after `retries` retries, `elapsed`
+  // after its first attempt, is given up (`retries_exhausted`) under
+  // max_retries and max_elapsed.
+  static bool RetriesExhausted(const RetryConfig& retry, uint64_t retries, Duration elapsed);
+  // `retry_at` no later than the last moment max_elapsed (when set) allows:
+  // one last attempt then, rather than sleeping past it.
+  static SteadyTime WithinMaxElapsed(const RetryConfig& retry, SteadyTime retry_at,
+                                     SteadyTime first_attempt);
+  // `at` no later than the drain deadline, while draining: the attempt there
+  // finds the drain expired unless an earlier one succeeded.
+  static SteadyTime WithinDrain(SteadyTime at, const DeliveryTimes& times);
+
   // After an attempt that ended in `outcome`, for a batch of `events`
   // elements. `unit_random` is uniform in [0, 1) (the backoff's jitter).
   DeliveryDecision AfterAttempt(const DeliveryOutcome& outcome, size_t events,
