@@ -35,10 +35,6 @@ std::string ReasonLabel(const absl::Status& status) {
   return reason;
 }
 
-int64_t UnixMillis(WallTime time) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
-}
-
 }  // namespace
 
 ObjectSink::ObjectSink(asio::any_io_executor executor, SinkConfig config,
@@ -265,12 +261,8 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
 }
 
 void ObjectSink::CountUploaded(const CutObject& object) {
-  counters_.sent_events.fetch_add(object.events(), std::memory_order_relaxed);
-  counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
-  counters_.sent_bytes.fetch_add(object.body.size(), std::memory_order_relaxed);
+  counters_.CountDelivered(object.events(), object.body.size(), clock_.WallNow());
   object_counters_.json_bytes.fetch_add(object.json_bytes, std::memory_order_relaxed);
-  counters_.last_success_unix_ms.store(UnixMillis(clock_.WallNow()), std::memory_order_relaxed);
-  counters_.consecutive_failures.store(0, std::memory_order_relaxed);
   if (!last_operator_reason_.empty()) {
     logger_.info("object store accepts uploads again sink={} destination={}", name_,
                  store_->Describe());

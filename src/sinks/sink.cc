@@ -6,13 +6,6 @@
 #include <stdexcept>
 
 namespace rayagg {
-namespace {
-
-int64_t UnixMillis(WallTime time) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
-}
-
-}  // namespace
 
 Sink::Sink(asio::any_io_executor executor, SinkConfig config, EventReader& reader,
            std::vector<std::unique_ptr<BatchTransport>> transports,
@@ -285,11 +278,7 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
 }
 
 void Sink::CountDelivered(const OutgoingBatch& batch) {
-  counters_.sent_events.fetch_add(batch.size(), std::memory_order_relaxed);
-  counters_.sent_batches.fetch_add(1, std::memory_order_relaxed);
-  counters_.sent_bytes.fetch_add(batch.body.size(), std::memory_order_relaxed);
-  counters_.last_success_unix_ms.store(UnixMillis(clock_.WallNow()), std::memory_order_relaxed);
-  counters_.consecutive_failures.store(0, std::memory_order_relaxed);
+  counters_.CountDelivered(batch.size(), batch.body.size(), clock_.WallNow());
   if (const std::optional<uint64_t> failed = recovery_log_.Succeeded()) {
     logger_.info("sink recovered sink={} failed_attempts={}", config_.name, *failed);
   }

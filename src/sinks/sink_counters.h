@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 namespace rayagg {
@@ -26,6 +27,18 @@ struct SinkCounters {
   std::atomic<uint64_t> in_flight_batches{0};
   // Ingest requests refused because this when_full: block sink was full.
   std::atomic<uint64_t> refused_requests{0};
+
+  // A batch (or object) of `events` events and `bytes` bytes was delivered
+  // at `now`: it counts, and ends the failure streak.
+  void CountDelivered(uint64_t events, uint64_t bytes, std::chrono::system_clock::time_point now) {
+    sent_events.fetch_add(events, std::memory_order_relaxed);
+    sent_batches.fetch_add(1, std::memory_order_relaxed);
+    sent_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    last_success_unix_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count(),
+        std::memory_order_relaxed);
+    consecutive_failures.store(0, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace rayagg
