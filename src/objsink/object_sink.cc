@@ -75,7 +75,7 @@ void ObjectSink::Start() {
       name_, store_->Describe(), writer_, config_.object.max_age.count(), config_.object.max_bytes,
       config_.object.max_open_bytes, config_.object.gzip, slot_count_);
   asio::co_spawn(executor_, Run(), [this](std::exception_ptr error) {
-    MarkFinished();
+    finished_.Notify();
     if (error) std::rethrow_exception(error);
   });
 }
@@ -90,17 +90,7 @@ void ObjectSink::Drain(SteadyTime deadline) {
 }
 
 bool ObjectSink::WaitFinished(std::chrono::milliseconds timeout) {
-  MutexLock lock(finished_mutex_);
-  return finished_cv_.WaitFor(
-      finished_mutex_, timeout,
-      [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(finished_mutex_) { return finished_; });
-}
-
-void ObjectSink::MarkFinished() {
-  // Under the lock: the waiter may destroy the sink as soon as it sees it.
-  MutexLock lock(finished_mutex_);
-  finished_ = true;
-  finished_cv_.SignalAll();
+  return finished_.WaitFor(timeout);
 }
 
 void ObjectSink::OnEventsAvailable() {

@@ -37,6 +37,7 @@
 #include "rayagg/event_json_encoder.h"
 #include "rayagg/event_reader.h"
 #include "rayagg/mutex.h"
+#include "rayagg/notification.h"
 #include "rayagg/object_store.h"
 #include "sinks/recovery_log.h"
 #include "sinks/sink_counters.h"
@@ -116,7 +117,6 @@ class ObjectSink {
   void PublishGauges();
   DeliveryTimes TimesNow() const;
   bool DrainExpired() const;
-  void MarkFinished();
 
   asio::any_io_executor executor_;
   const std::string name_;
@@ -151,9 +151,7 @@ class ObjectSink {
   LogRateLimiter drop_log_limiter_{std::chrono::seconds(10)};
 
   std::atomic<bool> wake_pending_{false};
-  Mutex finished_mutex_;
-  CondVar finished_cv_;
-  bool finished_ ABSL_GUARDED_BY(finished_mutex_) = false;
+  Notification finished_;
 };
 
 }  // namespace rayagg

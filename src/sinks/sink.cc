@@ -61,7 +61,7 @@ void Sink::Start() {
       config_.name, slots_.front()->transport->Describe(), config_.batch.max_events,
       config_.batch.flush_interval.count(), slots_.size());
   asio::co_spawn(executor_, Run(), [this](std::exception_ptr error) {
-    MarkFinished();
+    finished_.Notify();
     if (error) std::rethrow_exception(error);
   });
 }
@@ -111,20 +111,7 @@ void Sink::Drain(SteadyTime deadline) {
   });
 }
 
-bool Sink::WaitFinished(std::chrono::milliseconds timeout) {
-  MutexLock lock(finished_mutex_);
-  return finished_cv_.WaitFor(
-      finished_mutex_, timeout,
-      [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(finished_mutex_) { return finished_; });
-}
-
-void Sink::MarkFinished() {
-  // Signalled under the lock: the thread in WaitFinished() may destroy the
-  // sink (and this condition variable) as soon as it sees the flag.
-  MutexLock lock(finished_mutex_);
-  finished_ = true;
-  finished_cv_.SignalAll();
-}
+bool Sink::WaitFinished(std::chrono::milliseconds timeout) { return finished_.WaitFor(timeout); }
 
 void Sink::OnEventsAvailable() {
   // Called on ingest threads for every Append this sink cares about; post at

@@ -36,6 +36,7 @@
 #include "rayagg/event_json_encoder.h"
 #include "rayagg/event_reader.h"
 #include "rayagg/mutex.h"
+#include "rayagg/notification.h"
 #include "sinks/batcher.h"
 #include "sinks/delivery_planner.h"
 #include "sinks/outgoing_batch.h"
@@ -142,7 +143,6 @@ class Sink {
   // Now, and the drain deadline while draining: what the planner decides by.
   DeliveryTimes TimesNow() const;
   bool DrainExpired() const;
-  void MarkFinished();
   // Swaps in settings from Reconfigure(); on the strand, between batches.
   void ApplyPendingSettings();
 
@@ -184,9 +184,7 @@ class Sink {
   SteadyTime drain_deadline_ = SteadyTime::max();
 
   std::atomic<bool> wake_pending_{false};
-  Mutex finished_mutex_;
-  CondVar finished_cv_;
-  bool finished_ ABSL_GUARDED_BY(finished_mutex_) = false;
+  Notification finished_;
 };
 
 }  // namespace rayagg
