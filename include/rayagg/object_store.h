@@ -59,6 +59,15 @@ namespace rayagg {
 using ObjectMetadata = std::vector<std::pair<std::string, std::string>>;
 inline constexpr size_t kMaxObjectMetadataBytes = 2048;
 
+// Bytes a request moves at no less than this rate: its deadline is
+// request_timeout plus ObjectTransferTime(bytes) — a 32 MiB object gets 32 s
+// more, a marker nothing noticeable. The S3 backend sets its deadlines so;
+// the daemon's shutdown waits as long for an upload in flight.
+inline constexpr uint64_t kObjectTransferBytesPerSecond = 1024 * 1024;
+inline std::chrono::milliseconds ObjectTransferTime(uint64_t bytes) {
+  return std::chrono::milliseconds(bytes * 1000 / kObjectTransferBytesPerSecond);
+}
+
 struct PutObjectRequest {
   std::string key{};
   // Must stay valid until the Put's awaitable completes; a caller retrying a

@@ -10,6 +10,7 @@
 #include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
 #include "objsink/object_sink_factory.h"
+#include "rayagg/object_store.h"
 #include "sinks/sink_factory.h"
 
 namespace rayagg {
@@ -298,9 +299,10 @@ void Daemon::Stop() {
   Duration longest_request{0};
   for (const auto& sink_config : config_.sinks) {
     Duration request = sink_config.request_timeout;
-    // An upload's deadline grows by a second per MiB of its object.
+    // An upload's deadline grows with its object (rayagg/object_store.h),
+    // plus a second of slack.
     if (IsObjectStoreSinkUrl(sink_config.url)) {
-      request += std::chrono::seconds(sink_config.object.max_bytes / (1024 * 1024) + 1);
+      request += ObjectTransferTime(sink_config.object.max_bytes) + std::chrono::seconds(1);
     }
     longest_request = std::max(longest_request, request);
   }

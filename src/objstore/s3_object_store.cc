@@ -16,19 +16,12 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// Deadlines grow with the bytes moved at this rate: a 32 MiB object gets 32 s
-// on top of request_timeout, a 1 KiB marker nothing noticeable.
-constexpr uint64_t kBytesPerSecond = 1024 * 1024;
 constexpr size_t kMaxIdleConnections = 8;
 // List pages of 1000 long keys, and error documents.
 constexpr uint64_t kMaxListAnswerBytes = 8ull * 1024 * 1024;
 constexpr std::string_view kMetaPrefix = "x-amz-meta-";
 
 std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
-
-std::chrono::milliseconds TransferTime(uint64_t bytes) {
-  return std::chrono::milliseconds(bytes * 1000 / kBytesPerSecond);
-}
 
 }  // namespace
 
@@ -138,9 +131,9 @@ asio::awaitable<absl::StatusOr<HttpExchangeResponse>> S3ObjectStore::Send(const 
     request.headers.insert(request.headers.end(), signed_request.headers.begin(),
                            signed_request.headers.end());
     request.body = call.body;
-    request.deadline = SteadyClock::now() + request_timeout_ + TransferTime(call.body.size());
+    request.deadline = SteadyClock::now() + request_timeout_ + ObjectTransferTime(call.body.size());
     request.max_response_body = call.max_response_body;
-    request.response_bytes_per_second = call.download ? kBytesPerSecond : 0;
+    request.response_bytes_per_second = call.download ? kObjectTransferBytesPerSecond : 0;
 
     std::unique_ptr<HttpConnection> connection = AcquireConnection();
     HttpExchangeResult result = co_await connection->Exchange(request);
