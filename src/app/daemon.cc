@@ -1,6 +1,7 @@
 #include "app/daemon.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -40,11 +41,11 @@ absl::Status Daemon::Start() {
   if (started_) return absl::FailedPreconditionError("daemon already started");
   started_ = true;
   if (config_.spool.enabled()) {
-    // The storage layer exists (src/spool) but the event log does not write
-    // to it yet: refuse rather than acknowledge events it would not keep.
-    stopped_ = true;
-    return absl::UnimplementedError(
-        "spool.dir: this build does not write the disk spool yet (docs/SPOOL.md, Status)");
+    if (absl::Status opened = OpenSpool(); !opened.ok()) {
+      spool_.reset();
+      stopped_ = true;
+      return opened;
+    }
   }
   work_guard_.emplace(io_.get_executor());
   // Sinks first: their cursors must exist before the first event arrives.
@@ -71,6 +72,10 @@ absl::Status Daemon::Start() {
     logger_->warn(
         "no sinks configured: events are accepted and discarded "
         "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
+  }
+  if (spool_) {
+    log_.SetReleaseListener([this] { PublishSpoolPositions(); });
+    PublishSpoolPositions();  // the ledger names every sink from the start
   }
   for (auto& sink : sinks_) sink->Start();
   for (auto& sink : object_sinks_) sink->Start();
@@ -102,6 +107,54 @@ absl::Status Daemon::Start() {
   }
   ready_ = true;
   return absl::OkStatus();
+}
+
+absl::Status Daemon::OpenSpool() {
+  const SpoolConfig& config = config_.spool;
+  spool::SpoolOptions options;
+  options.directory = config.dir;
+  options.max_bytes = config.max_bytes;
+  options.segment_bytes = config.segment_bytes;
+  options.sync = config.sync == SpoolConfig::Sync::kAlways  ? spool::SyncMode::kAlways
+                 : config.sync == SpoolConfig::Sync::kNever ? spool::SyncMode::kNever
+                                                            : spool::SyncMode::kInterval;
+  options.sync_interval = config.sync_interval;
+  options.on_write_error = config.on_write_error == SpoolConfig::OnWriteError::kRefuse
+                               ? spool::OnWriteError::kRefuse
+                               : spool::OnWriteError::kMemory;
+  absl::StatusOr<std::unique_ptr<spool::Spool>> opened =
+      spool::Spool::Open(spool_fs_, options, "pid " + std::to_string(getpid()));
+  if (!opened.ok()) return opened.status();
+  spool_ = *std::move(opened);
+  for (const std::string& problem : spool_->open_problems()) logger_->error("spool: {}", problem);
+  spool_link_ = std::make_unique<SpoolLink>(log_, *logger_);
+  spool_link_->KeepEarlierRun(spool_->ledger(), spool_->first_sequence());
+  log_.UseSpool(*spool_, spool_->first_sequence());
+  // Recovery reads the earlier run's segments behind serving; this run's
+  // records go to new segments meanwhile.
+  spool_->StartRecovery([](const spool::RecordHeader&, std::string_view) {},
+                        [logger = logger_](const spool::RecoveryReport& report) {
+                          for (const std::string& problem : report.problems) {
+                            logger->error("spool recovery: {}", problem);
+                          }
+                          logger->info(
+                              "spool recovered segments={} records={} bytes={} torn_bytes={} "
+                              "corrupt_regions={}",
+                              report.segments, report.records, report.bytes_scanned,
+                              report.torn_bytes, report.corrupt.size());
+                        });
+  spool_->Start(log_, *spool_link_, /*stream_start=*/0);
+  logger_->info("spool open dir={} first_sequence={}", config.dir, spool_->first_sequence());
+  return absl::OkStatus();
+}
+
+void Daemon::PublishSpoolPositions() {
+  std::vector<std::pair<std::string, uint64_t>> positions;
+  positions.reserve(sinks_.size());
+  for (const auto& sink : sinks_) {
+    positions.emplace_back(sink->name(), log_.ReleasedPosition(sink->cursor()));
+  }
+  spool_link_->PublishPositions(*spool_, std::move(positions));
 }
 
 void Daemon::StartListenerThread() {
@@ -136,9 +189,12 @@ absl::Status Daemon::StartOps() {
     return MakeHttpResponse(request, http::status::ok, "ok\n");
   });
   ops_server_->AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
+    // The spool's state is a line of the body, never a reason for 503:
+    // ingest accepts while it is down (or answers 503 itself when refusing).
+    const std::string spool = spool_link_ ? spool_link_->HealthLine() + "\n" : std::string();
     return ready_.load()
-               ? MakeHttpResponse(request, http::status::ok, "ready\n")
-               : MakeHttpResponse(request, http::status::service_unavailable, "draining\n");
+               ? MakeHttpResponse(request, http::status::ok, "ready\n" + spool)
+               : MakeHttpResponse(request, http::status::service_unavailable, "draining\n" + spool);
   });
   absl::StatusOr<uint16_t> port = ops_server_->Start();
   if (!port.ok()) {
@@ -319,6 +375,8 @@ void Daemon::Stop() {
   work_guard_.reset();
   io_.stop();
   io_threads_.clear();  // joins
+  // Writes and syncs what was accepted, and the sinks' final positions.
+  if (spool_) spool_->Stop();
   StopHttpListeners();  // the ops listener last
   uint64_t sent = 0, dropped = 0;
   for (const auto& sink : sinks_) {

@@ -1,10 +1,11 @@
 // The composition root: builds every component from one validated Config,
 // wires them by constructor injection and owns start and stop order.
 //
-//   start: event log -> sinks (cursors registered) -> io threads -> gRPC
-//          -> HTTP ingest (when enabled)
+//   start: spool opened (when on) -> event log -> sinks (cursors registered)
+//          -> io threads -> gRPC -> HTTP ingest (when enabled)
 //   stop:  HTTP ingest and gRPC stop accepting -> sinks drain until shutdown.drain_timeout
-//          -> io threads joined -> components destroyed in reverse order
+//          -> io threads joined -> spool written, synced and closed
+//          -> components destroyed in reverse order
 #pragma once
 
 #include <spdlog/logger.h>
@@ -18,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/spool_link.h"
 #include "buffer/event_log.h"
 #include "common/real_clock.h"
 #include "http/http_server.h"
@@ -27,6 +29,7 @@
 #include "rayagg/asio.h"
 #include "rayagg/config.h"
 #include "sinks/sink.h"
+#include "spool/spool.h"
 
 namespace rayagg {
 
@@ -76,9 +79,16 @@ class Daemon {
   const std::vector<std::unique_ptr<ObjectSink>>& object_sinks() const { return object_sinks_; }
   EventLog::Snapshot buffer_snapshot() const { return log_.GetSnapshot(); }
   const EventLog& log() const { return log_; }
+  // The disk spool; null when spool.dir is not set.
+  const spool::Spool* spool() const { return spool_.get(); }
 
  private:
   void RunIoThread();
+  // Opens spool.dir (its lock refuses a second daemon), starts recovery of
+  // what an earlier run left and the writer, and makes the log durable.
+  absl::Status OpenSpool();
+  // The sinks' released positions to the spool's ledger (after releases).
+  void PublishSpoolPositions();
   absl::Status StartHttpIngest();
   void StopHttpListeners();
   absl::Status StartOps();
@@ -92,6 +102,12 @@ class Daemon {
   Clock& clock_;
   IngestCounters ingest_counters_;
   EventLog log_;
+  // With spool.dir set: the spool and what links it to the log and sinks.
+  // Declared after the log (which it reads) and before the sinks (whose
+  // releases it records), so it is destroyed between them.
+  spool::PosixFileSystem spool_fs_;
+  std::unique_ptr<SpoolLink> spool_link_;
+  std::unique_ptr<spool::Spool> spool_;
   asio::io_context io_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_guard_;
   std::vector<std::unique_ptr<Sink>> sinks_;

@@ -23,6 +23,9 @@ class ChunkStore {
   // non-decreasing across calls). The returned pointer stays valid until
   // ReleaseThrough(s) with s >= sequence.
   const char* Store(std::string_view bytes, uint64_t sequence);
+  // The same for `first` followed by `second`, stored back to back (a spool
+  // record: its header, then the event). Returns where `first` starts.
+  const char* Store(std::string_view first, std::string_view second, uint64_t sequence);
 
   // Frees every chunk whose newest stored sequence is <= `sequence`.
   void ReleaseThrough(uint64_t sequence);

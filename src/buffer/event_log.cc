@@ -4,6 +4,11 @@
 #include <limits>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
+#include "spool/crc32c.h"
+#include "spool/format.h"
+#include "spool/spool.h"
+
 namespace rayagg {
 
 EventLog::EventLog(Limits limits) : EventLog(limits, Options{}) {}
@@ -98,10 +103,58 @@ std::optional<std::string> EventLog::FullBlockingSink() const {
   return blocking->sink_name;
 }
 
+void EventLog::UseSpool(spool::Spool& spool, uint64_t first_sequence) {
+  MutexLock lock(mutex_);
+  spool_ = &spool;
+  head_sequence_ = first_sequence;
+}
+
+void EventLog::SetReleaseListener(std::function<void()> listener) {
+  release_listener_ = std::move(listener);
+}
+
 absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
+  uint64_t stream_end = 0;
+  absl::Status status = AppendEvents(events, stream_end);
+  // Written all the same; only nobody waits for it.
+  if (status.ok() && spool_ != nullptr) spool_->Submit(stream_end, [](absl::Status) {});
+  return status;
+}
+
+void EventLog::AppendAsync(std::span<const IncomingEvent> events, AppendDone done) {
+  if (spool_ == nullptr) {
+    done(Append(events));
+    return;
+  }
+  // Refused before anything is held: a sender that retries is not taken for
+  // a duplicate of events that were never written.
+  if (spool_->health() == spool::SpoolHealth::kRefusing) {
+    done(absl::UnavailableError(
+        "the spool cannot write (spool.on_write_error: refuse); nothing was accepted, retry "
+        "later"));
+    return;
+  }
+  uint64_t stream_end = 0;
+  absl::Status status = AppendEvents(events, stream_end);
+  if (!status.ok()) {
+    done(std::move(status));
+    return;
+  }
+  spool_->Submit(stream_end, std::move(done));
+}
+
+absl::Status EventLog::AppendEvents(std::span<const IncomingEvent> events, uint64_t& stream_end) {
+  // Record checksums before the lock: only what is kept needs one, but
+  // computing them all here keeps the lock's hold short.
+  absl::InlinedVector<uint32_t, 16> crcs;
+  if (spool_ != nullptr) {
+    crcs.reserve(events.size());
+    for (const IncomingEvent& event : events) crcs.push_back(spool::Crc32c(event.bytes));
+  }
   std::vector<std::function<void()>> to_notify;
   {
     MutexLock lock(mutex_);
+    stream_end = stream_end_;
     if (any_blocking_) {
       uint64_t bytes = 0;
       for (const IncomingEvent& event : events) bytes += event.bytes.size();
@@ -114,7 +167,9 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
     }
     appended_events_ += events.size();
     std::vector<bool> notify(cursors_.size(), false);
-    for (const IncomingEvent& event : events) {
+    for (size_t index = 0; index < events.size(); ++index) {
+      const IncomingEvent& event = events[index];
+      const uint32_t crc = crcs.empty() ? 0 : crcs[index];
       // Dedup before the size check: a re-sent event is a duplicate whatever
       // its size. Only accepted events enter the window.
       const bool has_id = event.event_id_hash != 0 && event.event_id_hash != empty_id_hash_;
@@ -123,7 +178,8 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
         continue;
       }
       if (event.bytes.size() > limits_.max_bytes ||
-          event.bytes.size() > std::numeric_limits<uint32_t>::max()) {
+          event.bytes.size() > std::numeric_limits<uint32_t>::max() ||
+          (spool_ != nullptr && event.bytes.size() > spool::kMaxRecordPayload)) {
         for (auto& cursor : cursors_) {
           if (cursor->accepts.Accepts(event.event_type)) {
             cursor->drops->Add(DropReason::kTooLarge, event.event_type);
@@ -135,13 +191,13 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
       for (size_t i = 0; i < cursors_.size(); ++i) {
         if (cursors_[i]->accepts.Accepts(event.event_type)) notify[i] = true;
       }
-      if (TryCoalesce(event)) continue;
+      if (TryCoalesce(event, crc)) continue;
       while (!entries_.empty() && (entries_.size() + 1 > limits_.max_events ||
                                    held_bytes_ + event.bytes.size() > limits_.max_bytes)) {
         EvictOldest();
       }
       const uint64_t sequence = head_sequence_ + entries_.size();
-      const char* data = chunks_.Store(event.bytes, sequence);
+      const char* data = StoreEvent(event, crc, sequence, /*part=*/0, sequence);
       entries_.push_back(Entry{data, static_cast<uint32_t>(event.bytes.size()), event.event_type,
                                event.entity_key, 1});
       held_bytes_ += event.bytes.size();
@@ -153,6 +209,7 @@ absl::Status EventLog::Append(std::span<const IncomingEvent> events) {
     for (size_t i = 0; i < cursors_.size(); ++i) {
       if (notify[i] && cursors_[i]->on_available) to_notify.push_back(cursors_[i]->on_available);
     }
+    stream_end = stream_end_;
   }
   // Outside the lock: a callback may take its own locks or post to an executor.
   for (const auto& notify_cursor : to_notify) notify_cursor();
@@ -167,7 +224,20 @@ bool EventLog::UnreadByAll(uint64_t sequence, int32_t event_type) const {
   return true;
 }
 
-bool EventLog::TryCoalesce(const IncomingEvent& event) {
+const char* EventLog::StoreEvent(const IncomingEvent& event, uint32_t crc, uint64_t sequence,
+                                 uint8_t part, uint64_t tag) {
+  if (spool_ == nullptr) return chunks_.Store(event.bytes, tag);
+  char header[spool::kRecordHeaderBytes];
+  spool::EncodeRecordHeader(crc, static_cast<uint32_t>(event.bytes.size()), sequence,
+                            event.event_type, part, header);
+  const char* record = chunks_.Store(std::string_view(header, sizeof header), event.bytes, tag);
+  const auto size = static_cast<uint32_t>(sizeof header + event.bytes.size());
+  stream_end_ += size;
+  pending_records_.push_back(StreamRecord{stream_end_, tag, record, size});
+  return record + sizeof header;
+}
+
+bool EventLog::TryCoalesce(const IncomingEvent& event, uint32_t crc) {
   if (!merger_factory_ || event.entity_key == 0) return false;
   const auto it = newest_by_entity_.find(event.entity_key);
   if (it == newest_by_entity_.end()) return false;
@@ -190,7 +260,9 @@ bool EventLog::TryCoalesce(const IncomingEvent& event) {
   // Stored under the newest sequence held (>= the target's): chunks are
   // released by sequence, so these bytes live at least as long as the entry.
   const uint64_t newest = head_sequence_ + entries_.size() - 1;
-  const char* data = chunks_.Store(event.bytes, newest);
+  // Its record carries the entry's sequence, so a released position covers it.
+  const auto part = static_cast<uint8_t>(entries_[sequence - head_sequence_].event_count);
+  const char* data = StoreEvent(event, crc, sequence, part, newest);
   extra_parts_[sequence].emplace_back(data, event.bytes.size());
   ++entries_[sequence - head_sequence_].event_count;
   held_bytes_ += event.bytes.size();
@@ -220,8 +292,8 @@ void EventLog::EvictOldest() {
       cursor->next_sequence = head_sequence_ + 1;
     }
   }
-  chunks_.ReleaseThrough(head_sequence_);
   PopFront();
+  ReleaseChunks();
 }
 
 void EventLog::ReleaseRead() {
@@ -231,7 +303,59 @@ void EventLog::ReleaseRead() {
   }
   if (min_cursor == head_sequence_) return;
   while (head_sequence_ < min_cursor) PopFront();
-  chunks_.ReleaseThrough(head_sequence_ - 1);
+  ReleaseChunks();
+}
+
+void EventLog::ReleaseChunks() {
+  if (head_sequence_ == 0) return;
+  uint64_t through = head_sequence_ - 1;
+  if (!pending_records_.empty()) {
+    // Chunks are tagged in stream order: those before the oldest pending
+    // record's tag hold no pending record.
+    const uint64_t tag = pending_records_.front().tag;
+    if (tag == 0) return;
+    through = std::min(through, tag - 1);
+  }
+  chunks_.ReleaseThrough(through);
+}
+
+uint64_t EventLog::CollectRecords(uint64_t from, uint64_t to, uint64_t max_bytes,
+                                  std::vector<std::string_view>& pieces) {
+  MutexLock lock(mutex_);
+  auto it = std::upper_bound(
+      pending_records_.begin(), pending_records_.end(), from,
+      [](uint64_t position, const StreamRecord& record) { return position < record.end; });
+  uint64_t first = to;
+  uint64_t collected = 0;
+  const size_t first_piece = pieces.size();
+  for (; it != pending_records_.end() && collected < max_bytes; ++it) {
+    const uint64_t begin = it->end - it->size;
+    if (begin >= to) break;
+    if (first == to) first = begin;
+    // Records stored back to back in one chunk go out as one piece.
+    if (pieces.size() > first_piece && pieces.back().data() + pieces.back().size() == it->data) {
+      pieces.back() = std::string_view(pieces.back().data(), pieces.back().size() + it->size);
+    } else {
+      pieces.emplace_back(it->data, it->size);
+    }
+    collected += it->size;
+  }
+  return first;
+}
+
+void EventLog::OnDurable(uint64_t position) {
+  MutexLock lock(mutex_);
+  if (position <= durable_) return;
+  durable_ = position;
+  while (!pending_records_.empty() && pending_records_.front().end <= position) {
+    pending_records_.pop_front();
+  }
+  ReleaseChunks();
+}
+
+uint64_t EventLog::PendingRecordBytes() const {
+  MutexLock lock(mutex_);
+  return stream_end_ - std::min(durable_, stream_end_);
 }
 
 const EventLog::Entry& EventLog::EntryAt(uint64_t sequence) const {
@@ -278,11 +402,20 @@ EventReader::ReadResult EventLog::Read(CursorId cursor_id, size_t max_events, Ev
 }
 
 bool EventLog::Release(CursorId cursor_id, uint64_t begin, uint64_t end) {
-  MutexLock lock(mutex_);
-  Cursor& cursor = *cursors_.at(cursor_id);
-  if (cursor.removed || end > cursor.read_end) return false;
-  const ReleaseTracker::Result result = cursor.released.Release(begin, end);
-  return result == ReleaseTracker::Result::kReleased || result == ReleaseTracker::Result::kEmpty;
+  bool moved = false;
+  bool accepted = false;
+  {
+    MutexLock lock(mutex_);
+    Cursor& cursor = *cursors_.at(cursor_id);
+    if (cursor.removed || end > cursor.read_end) return false;
+    const uint64_t before = cursor.released.released();
+    const ReleaseTracker::Result result = cursor.released.Release(begin, end);
+    accepted =
+        result == ReleaseTracker::Result::kReleased || result == ReleaseTracker::Result::kEmpty;
+    moved = cursor.released.released() != before;
+  }
+  if (moved && release_listener_) release_listener_();
+  return accepted;
 }
 
 uint64_t EventLog::ReleasedPosition(CursorId cursor_id) const {

@@ -22,6 +22,14 @@
 //   an entry's parts with the cursor's own EventMerger after releasing the
 //   lock, so the protobuf work runs once per delivered event, on the sink's
 //   thread, and never holds up ingest.
+//
+// Durable mode (UseSpool, docs/SPOOL.md): each accepted event is also kept
+// as a spool record (header and payload, back to back in the chunks), and
+// the records form one stream the spool's writer thread reads
+// (spool::RecordSource) and appends to segment files. AppendAsync answers
+// once the spool reports the request's records written (or fsync'd, per
+// spool.sync). Memory never frees a record the spool has not reported
+// durable (OnDurable), since the writer holds views into it.
 #pragma once
 
 #include <atomic>
@@ -48,10 +56,15 @@
 #include "rayagg/event_reader.h"
 #include "rayagg/event_type_filter.h"
 #include "rayagg/mutex.h"
+#include "spool/record_source.h"
 
 namespace rayagg {
 
-class EventLog final : public EventAppender, public EventReader {
+namespace spool {
+class Spool;
+}
+
+class EventLog final : public EventAppender, public EventReader, public spool::RecordSource {
  public:
   struct Limits {
     uint64_t max_events;
@@ -102,7 +115,28 @@ class EventLog final : public EventAppender, public EventReader {
   uint64_t ReleasedPosition(CursorId cursor) const override;
 
   absl::Status Append(std::span<const IncomingEvent> events) override;
+  // With a spool: answers once the spool has the request's records (or
+  // refuses at once while the spool refuses). Without: Append.
+  void AppendAsync(std::span<const IncomingEvent> events, AppendDone done) override;
   std::optional<std::string> FullBlockingSink() const override;
+
+  // Durable mode. Call before any cursor or append: entries are numbered
+  // from `first_sequence` (above every sequence on the spool's disk) and
+  // kept as records from now on. `spool` (started on this log as its
+  // RecordSource) outlives the log's use.
+  void UseSpool(spool::Spool& spool, uint64_t first_sequence);
+  // spool::RecordSource: views of the record stream (positions are byte
+  // offsets since UseSpool).
+  uint64_t CollectRecords(uint64_t from, uint64_t to, uint64_t max_bytes,
+                          std::vector<std::string_view>& pieces) override;
+  // The spool has the stream before `position` as its sync mode promises:
+  // memory may free those records once every cursor is past them.
+  void OnDurable(uint64_t position);
+  // Called (outside the lock, on the releasing thread) after a Release that
+  // moved a cursor's released position: the spool's ledger follows them.
+  void SetReleaseListener(std::function<void()> listener);
+  // Stream bytes accepted but not yet reported durable.
+  uint64_t PendingRecordBytes() const;
 
   Snapshot GetSnapshot() const;
 
@@ -141,7 +175,7 @@ class EventLog final : public EventAppender, public EventReader {
   // Links `event` to the newest entry of its entity if that entry is still
   // unread by every cursor accepting its type. Returns whether it did (then
   // `event` needs no entry of its own).
-  bool TryCoalesce(const IncomingEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool TryCoalesce(const IncomingEvent& event, uint32_t crc) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool UnreadByAll(uint64_t sequence, int32_t event_type) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The blocking cursor that taking `events` more entries of `bytes` more
@@ -155,6 +189,15 @@ class EventLog final : public EventAppender, public EventReader {
   void EvictOldest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Frees entries every cursor has passed.
   void ReleaseRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Frees the chunks of popped entries, but (durable mode) none holding a
+  // record the spool has not reported durable.
+  void ReleaseChunks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Stores an accepted event (as a record in durable mode) under chunk tag
+  // `tag`; returns where its payload is.
+  const char* StoreEvent(const IncomingEvent& event, uint32_t crc, uint64_t sequence, uint8_t part,
+                         uint64_t tag) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Append's work; `stream_end` is the record stream's end after it.
+  absl::Status AppendEvents(std::span<const IncomingEvent> events, uint64_t& stream_end);
   const Entry& EntryAt(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const Limits limits_;
@@ -183,6 +226,21 @@ class EventLog final : public EventAppender, public EventReader {
   // unique_ptr keeps each Cursor's address stable for callbacks.
   std::vector<std::unique_ptr<Cursor>> cursors_ ABSL_GUARDED_BY(mutex_);
   bool any_blocking_ ABSL_GUARDED_BY(mutex_) = false;
+
+  // Durable mode: the record stream the spool writer has not reported
+  // durable yet, oldest first. `tag` is the chunk tag the record was stored
+  // under (non-decreasing along the stream).
+  struct StreamRecord {
+    uint64_t end;  // stream position after the record
+    uint64_t tag;
+    const char* data;
+    uint32_t size;
+  };
+  spool::Spool* spool_ = nullptr;  // set by UseSpool before any use
+  std::deque<StreamRecord> pending_records_ ABSL_GUARDED_BY(mutex_);
+  uint64_t stream_end_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t durable_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::function<void()> release_listener_;  // set before sinks start
 };
 
 }  // namespace rayagg

@@ -420,6 +420,9 @@ void Spool::Stop() {
     PumpOnce(/*stopping=*/true);  // a manual spool stops the same way
     Finish();
   }
+  // Nothing more is written: the next daemon (or an in-process restart) may
+  // take the directory.
+  opened_.lock.reset();
 }
 
 }  // namespace rayagg::spool

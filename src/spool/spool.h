@@ -162,7 +162,7 @@ class Spool {
   const LatencyHistogram& sync_latency() const { return sync_latency_; }
 
   // Writes and syncs what was submitted, writes the ledger, seals the
-  // segment, joins the threads. Idempotent.
+  // segment, joins the threads, releases the directory's lock. Idempotent.
   void Stop();
   // Stops a manual spool without writing anything more: what a crash
   // leaves behind (tests).

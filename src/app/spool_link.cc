@@ -1,0 +1,75 @@
+#include "app/spool_link.h"
+
+#include <algorithm>
+
+namespace rayagg {
+
+void SpoolLink::OnEvict(const spool::SegmentInfo& segment) {
+  // The event log reads from memory only, so an evicted segment's events
+  // are either still there (and still delivered) or were counted as
+  // overflow when memory let go of them; the disk bound just holds.
+  logger_.warn("spool full (spool.max_bytes): evicted segment {} (sequences from {})",
+               segment.number, segment.sequence_floor);
+}
+
+void SpoolLink::OnHealthChanged(spool::SpoolHealth health, const std::string& reason) {
+  {
+    MutexLock lock(mutex_);
+    health_ = health;
+    reason_ = reason;
+  }
+  if (health == spool::SpoolHealth::kHealthy) {
+    logger_.warn("spool healthy again: {}", reason);
+  } else if (health == spool::SpoolHealth::kMemory) {
+    logger_.error(
+        "spool cannot write ({}); acknowledging from memory (spool.on_write_error: memory), "
+        "retrying every second",
+        reason);
+  } else {
+    logger_.error(
+        "spool cannot write ({}); refusing requests (spool.on_write_error: refuse), retrying "
+        "every second",
+        reason);
+  }
+}
+
+void SpoolLink::OnProblem(const std::string& line) { logger_.warn("{}", line); }
+
+std::string SpoolLink::HealthLine() const {
+  MutexLock lock(mutex_);
+  switch (health_) {
+    case spool::SpoolHealth::kHealthy:
+      return "spool: healthy";
+    case spool::SpoolHealth::kMemory:
+      return "spool: down, acknowledging from memory (" + reason_ + ")";
+    case spool::SpoolHealth::kRefusing:
+      return "spool: down, refusing requests (" + reason_ + ")";
+  }
+  return "spool: unknown";
+}
+
+void SpoolLink::KeepEarlierRun(const spool::LedgerState& ledger, uint64_t first_sequence) {
+  earlier_positions_.clear();
+  keep_from_ = UINT64_MAX;
+  for (const auto& [name, position] : ledger.positions) {
+    if (position >= first_sequence) continue;
+    earlier_positions_.emplace_back(name, position);
+    keep_from_ = std::min(keep_from_, position);
+  }
+  // Records on disk but no ledger to say who sent them: keep them all.
+  if (ledger.positions.empty() && first_sequence > 0) keep_from_ = 0;
+}
+
+void SpoolLink::PublishPositions(spool::Spool& spool,
+                                 std::vector<std::pair<std::string, uint64_t>> positions) const {
+  uint64_t min_released = keep_from_;
+  for (auto& [name, position] : positions) {
+    for (const auto& [earlier_name, earlier] : earlier_positions_) {
+      if (earlier_name == name) position = std::min(position, earlier);
+    }
+    min_released = std::min(min_released, position);
+  }
+  spool.UpdatePositions(std::move(positions), min_released);
+}
+
+}  // namespace rayagg

@@ -1,0 +1,157 @@
+// The daemon with its disk spool on (spool.dir), over real gRPC and HTTP
+// ingest and a real loopback sink: a request is answered only once its
+// events are in the segment files, the sinks still get everything, a clean
+// stop leaves the sinks' positions in the ledger, a second daemon on the
+// directory is refused, and /readyz names the spool's state.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/asio.h"
+#include "http/http_client.h"
+#include "spool/ledger.h"
+#include "spool/spool.h"
+#include "support/daemon_fixture.h"
+#include "support/run_coroutine.h"
+#include "support/temp_dir.h"
+
+namespace rayagg::test {
+namespace {
+
+HttpResult Request(int port, const std::string& path, std::optional<std::string> post_body) {
+  asio::io_context io;
+  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:" + std::to_string(port) + path);
+  EXPECT_TRUE(url.ok()) << url.status();
+  HttpClient client(io.get_executor(), *url, std::chrono::seconds(10));
+  return post_body ? RunCoroutine(io, client.Post(*std::move(post_body), {}))
+                   : RunCoroutine(io, client.Get());
+}
+
+// Every segment file's bytes, concatenated.
+std::string SegmentBytes(const std::filesystem::path& directory) {
+  std::string all;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() != ".seg") continue;
+    std::ifstream file(entry.path(), std::ios::binary);
+    std::ostringstream bytes;
+    bytes << file.rdbuf();
+    all += bytes.str();
+  }
+  return all;
+}
+
+size_t Occurrences(const std::string& haystack, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+class SpoolDaemonTest : public DaemonTest {
+ protected:
+  Config SpoolConfig(SpoolConfig::Sync sync, TestHttpServer* server = nullptr) {
+    TestHttpServer& to = server != nullptr ? *server : server_;
+    Config config = TestConfig({FastHttpSink(to.Url("/e"), "collector")});
+    config.spool.dir = dir_.Path("spool");
+    config.spool.max_bytes = 4 << 20;
+    config.spool.segment_bytes = 1 << 20;
+    config.spool.sync = sync;
+    return config;
+  }
+  TempDir dir_;
+};
+
+TEST_F(SpoolDaemonTest, EveryAnsweredRequestIsInTheSegmentFiles) {
+  for (const auto sync :
+       {SpoolConfig::Sync::kAlways, SpoolConfig::Sync::kInterval, SpoolConfig::Sync::kNever}) {
+    SCOPED_TRACE(static_cast<int>(sync));
+    std::filesystem::remove_all(dir_.Path("spool"));
+    TestHttpServer& server = AddServer();
+    Config config = SpoolConfig(sync, &server);
+    config.buffer.coalesce = false;
+    config.buffer.dedup_window_events = 0;  // the HTTP copies are new events
+    config.http_ingest.enabled = true;
+    config.http_ingest.port = 0;
+    DaemonHarness daemon(config);
+    ASSERT_TRUE(daemon.start_status().ok()) << daemon.start_status();
+    const std::vector<RayEvent> events = TaskLifecycleEvents(40, "spooled");
+    ASSERT_TRUE(daemon.AddEvents(events).ok());
+    std::string on_disk = SegmentBytes(dir_.Path("spool"));
+    for (const RayEvent& event : events) {
+      ASSERT_GE(Occurrences(on_disk, event.event_id()), 1u) << "answered before written";
+    }
+    ASSERT_TRUE(WaitForElements(server, events.size()));
+
+    // The sink's own JSON of those events, posted back through HTTP ingest.
+    std::vector<std::string> bodies;
+    for (const auto& request : server.Requests()) bodies.push_back(request.body);
+    for (const std::string& body : bodies) {
+      const HttpResult posted = Request(daemon.daemon().http_port(), "/v1/events", body);
+      ASSERT_FALSE(posted.error) << posted.error.message();
+      ASSERT_EQ(posted.response.status, 200u) << posted.response.body;
+    }
+    on_disk = SegmentBytes(dir_.Path("spool"));
+    for (const RayEvent& event : events) {
+      ASSERT_GE(Occurrences(on_disk, event.event_id()), 2u) << "HTTP answered before written";
+    }
+    ASSERT_TRUE(WaitForElements(server, 2 * events.size()));
+  }
+}
+
+TEST_F(SpoolDaemonTest, ACleanStopLeavesTheSinksPositionsInTheLedger) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(SpoolConfig(SpoolConfig::Sync::kInterval)));
+  const std::vector<RayEvent> events = TaskLifecycleEvents(25, "ledger");
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(WaitForElements(server_, events.size()));
+  const Sink& sink = harness().sink(0);
+  ASSERT_NE(harness().daemon().spool(), nullptr);
+  const uint64_t end = harness().daemon().spool()->first_sequence() + events.size();
+  ASSERT_TRUE(WaitFor([&] {
+    return harness().daemon().log().ReleasedPosition(sink.cursor()) == end;
+  })) << harness().daemon().log().ReleasedPosition(sink.cursor());
+  StopDaemon();
+
+  spool::PosixFileSystem fs;
+  auto reopened = spool::Spool::Open(
+      fs, spool::SpoolOptions{.directory = dir_.Path("spool"), .max_bytes = 4 << 20}, "pid 0");
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  const auto& positions = (*reopened)->ledger().positions;
+  ASSERT_EQ(positions.size(), 1u);
+  EXPECT_EQ(positions[0].first, "collector");
+  EXPECT_EQ(positions[0].second, end);
+  EXPECT_GE((*reopened)->first_sequence(), end);
+}
+
+TEST_F(SpoolDaemonTest, ASecondDaemonOnTheDirectoryIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(SpoolConfig(SpoolConfig::Sync::kInterval)));
+  DaemonHarness second(SpoolConfig(SpoolConfig::Sync::kInterval));
+  ASSERT_FALSE(second.start_status().ok());
+  EXPECT_NE(std::string(second.start_status().message()).find("in use by another process"),
+            std::string::npos)
+      << second.start_status();
+  EXPECT_NE(std::string(second.start_status().message()).find("spool.dir"), std::string::npos);
+  // The first one is unaffected.
+  const std::vector<RayEvent> events = TaskLifecycleEvents(3, "first");
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(WaitForElements(server_, events.size()));
+}
+
+TEST_F(SpoolDaemonTest, ReadyzBodyNamesTheSpoolState) {
+  Config config = SpoolConfig(SpoolConfig::Sync::kInterval);
+  config.ops.enabled = true;
+  config.ops.port = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const HttpResult ready = Request(harness().daemon().ops_port(), "/readyz", std::nullopt);
+  ASSERT_FALSE(ready.error) << ready.error.message();
+  EXPECT_EQ(ready.response.status, 200u);
+  EXPECT_NE(ready.response.body.find("spool: healthy"), std::string::npos) << ready.response.body;
+}
+
+}  // namespace
+}  // namespace rayagg::test

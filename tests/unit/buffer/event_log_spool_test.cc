@@ -1,0 +1,232 @@
+// The event log's durable mode (UseSpool): every accepted event becomes a
+// spool record (coalesced parts carrying their entry's sequence), requests
+// are answered when the spool reports them written, memory keeps a record
+// until it is durable, releases reach the ledger's listener, and a refusing
+// spool refuses before anything is held. The spool is real, pumped by hand
+// on a simulated disk.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "buffer/event_log.h"
+#include "spool/spool.h"
+#include "support/simulated_file_system.h"
+#include "unit/spool/spool_test_util.h"
+
+namespace rayagg {
+namespace {
+
+using Op = test::SimulatedFileSystem::Op;
+
+constexpr int32_t kTaskLifecycle = 2;
+constexpr const char* kDirectory = "/spool";
+
+class NullListener final : public spool::SpoolListener {
+ public:
+  explicit NullListener(EventLog& log) : log_(log) {}
+  void OnDurable(uint64_t position) override { log_.OnDurable(position); }
+  void OnEvict(const spool::SegmentInfo&) override {}
+  void OnHealthChanged(spool::SpoolHealth now, const std::string&) override { health = now; }
+  void OnProblem(const std::string&) override {}
+  spool::SpoolHealth health = spool::SpoolHealth::kHealthy;
+
+ private:
+  EventLog& log_;
+};
+
+class JoiningMerger final : public EventMerger {
+ public:
+  bool Merge(std::span<const std::string_view> parts, std::string& merged) override {
+    merged.clear();
+    for (const std::string_view part : parts) {
+      if (!merged.empty()) merged += '+';
+      merged += part;
+    }
+    return true;
+  }
+};
+
+struct Answer {
+  bool called = false;
+  absl::Status status;
+};
+
+class EventLogSpoolTest : public ::testing::Test {
+ protected:
+  void Open(spool::SpoolOptions options, bool coalesce = false) {
+    options.directory = kDirectory;
+    options.max_bytes = 1 << 30;
+    options.now = [this] { return now_; };
+    EventLog::Options log_options;
+    if (coalesce) log_options.merger_factory = [] { return std::make_unique<JoiningMerger>(); };
+    log_ = std::make_unique<EventLog>(EventLog::Limits{1000, 1 << 20}, std::move(log_options),
+                                      /*chunk_bytes=*/256);
+    listener_ = std::make_unique<NullListener>(*log_);
+    auto opened = spool::Spool::Open(fs_, options, "pid 1");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    spool_ = *std::move(opened);
+    spool_->Recover([](const spool::RecordHeader&, std::string_view) {});
+    log_->UseSpool(*spool_, spool_->first_sequence());
+    spool_->StartManual(*log_, *listener_, 0);
+  }
+
+  Answer* AppendAsync(std::vector<std::string> payloads, uint64_t entity_key = 0) {
+    std::vector<IncomingEvent> events;
+    for (const std::string& payload : payloads) {
+      events.push_back(IncomingEvent{payload, kTaskLifecycle, 0, entity_key});
+    }
+    answers_.push_back(std::make_unique<Answer>());
+    Answer* answer = answers_.back().get();
+    log_->AppendAsync(events, [answer](absl::Status status) {
+      answer->called = true;
+      answer->status = std::move(status);
+    });
+    return answer;
+  }
+
+  std::vector<spool::test::Record> OnDisk() {
+    return spool::test::ReadAll(fs_, spool_->segments());
+  }
+
+  void TearDown() override {
+    if (spool_) spool_->Stop();
+  }
+
+  test::SimulatedFileSystem fs_;
+  std::chrono::steady_clock::time_point now_{};
+  std::unique_ptr<EventLog> log_;
+  std::unique_ptr<NullListener> listener_;
+  std::unique_ptr<spool::Spool> spool_;
+  std::vector<std::unique_ptr<Answer>> answers_;
+};
+
+TEST_F(EventLogSpoolTest, AnswersOnlyOnceTheRecordsAreWritten) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  Answer* answer = AppendAsync({"a", "bb", "ccc"});
+  EXPECT_FALSE(answer->called) << "answered before the spool wrote";
+  spool_->Pump();
+  ASSERT_TRUE(answer->called);
+  EXPECT_TRUE(answer->status.ok()) << answer->status;
+  const auto records = OnDisk();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].payload, "a");
+  EXPECT_EQ(records[2].payload, "ccc");
+  EXPECT_EQ(records[0].sequence, spool_->first_sequence());
+  EXPECT_EQ(records[2].sequence, spool_->first_sequence() + 2);
+  EXPECT_EQ(records[1].event_type, kTaskLifecycle);
+  EXPECT_GT(log_->PendingRecordBytes(), 0u) << "written, not yet durable (synced)";
+  now_ += std::chrono::milliseconds(100);
+  spool_->Pump();
+  EXPECT_EQ(log_->PendingRecordBytes(), 0u);
+}
+
+TEST_F(EventLogSpoolTest, SyncAlwaysAnswersAfterTheFsync) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kAlways}));
+  Answer* answer = AppendAsync({"a"});
+  fs_.Inject({.op = Op::kSync, .path_contains = ".seg", .times = -1, .error = EIO});
+  fs_.Inject({.op = Op::kOpen, .path_contains = ".seg", .skip = 1, .times = -1, .error = ENOSPC});
+  spool_->Pump();
+  // The fsync failed and no new segment could take the records: under the
+  // default on_write_error (memory) the answer says "in memory".
+  ASSERT_TRUE(answer->called);
+  EXPECT_TRUE(answer->status.ok());
+  EXPECT_EQ(listener_->health, spool::SpoolHealth::kMemory);
+  EXPECT_GE(fs_.injected(Op::kSync), 1);
+}
+
+TEST_F(EventLogSpoolTest, ARefusingSpoolRefusesBeforeAnythingIsHeld) {
+  ASSERT_NO_FATAL_FAILURE(
+      Open({.sync = spool::SyncMode::kAlways, .on_write_error = spool::OnWriteError::kRefuse}));
+  fs_.Inject({.op = Op::kAppend, .path_contains = ".seg", .times = -1, .error = EIO});
+  fs_.Inject({.op = Op::kOpen, .path_contains = ".seg", .skip = 1, .times = -1, .error = EIO});
+  Answer* first = AppendAsync({"a"});
+  spool_->Pump();
+  ASSERT_TRUE(first->called);
+  EXPECT_TRUE(absl::IsUnavailable(first->status)) << first->status;
+  ASSERT_EQ(listener_->health, spool::SpoolHealth::kRefusing);
+  const uint64_t held = log_->GetSnapshot().appended_events;
+  Answer* second = AppendAsync({"b"});
+  ASSERT_TRUE(second->called) << "refused at once";
+  EXPECT_TRUE(absl::IsUnavailable(second->status)) << second->status;
+  EXPECT_EQ(log_->GetSnapshot().appended_events, held) << "nothing held for a refused request";
+}
+
+TEST_F(EventLogSpoolTest, CoalescedPartsCarryTheirEntrysSequence) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}, /*coalesce=*/true));
+  DropCounters drops;  // a cursor that has read nothing: events are held, and merge
+  log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  AppendAsync({"first"}, /*entity_key=*/7);
+  AppendAsync({"other"}, /*entity_key=*/8);
+  AppendAsync({"second", "third"}, /*entity_key=*/7);
+  spool_->Pump();
+  const auto records = OnDisk();
+  ASSERT_EQ(records.size(), 4u);
+  // The reader gives each entry with its parts, in the order received.
+  EXPECT_EQ(records[0].payload, "first");
+  EXPECT_EQ(records[0].part, 0);
+  EXPECT_EQ(records[1].payload, "second");
+  EXPECT_EQ(records[1].sequence, records[0].sequence);
+  EXPECT_EQ(records[1].part, 1);
+  EXPECT_EQ(records[2].payload, "third");
+  EXPECT_EQ(records[2].part, 2);
+  EXPECT_EQ(records[3].payload, "other");
+  EXPECT_EQ(records[3].sequence, records[0].sequence + 1);
+  for (const auto& answer : answers_) EXPECT_TRUE(answer->called);
+}
+
+TEST_F(EventLogSpoolTest, MemoryKeepsRecordsUntilTheyAreDurable) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kAlways}));
+  DropCounters drops;
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  AppendAsync({std::string(300, 'x'), std::string(300, 'y')});
+  EventBatch batch;
+  ASSERT_EQ(log_->Read(cursor, 10, batch).events, 2u);
+  // Every cursor has passed the events, but the writer has not written them.
+  EXPECT_GT(log_->GetSnapshot().reserved_bytes, 0u);
+  EXPECT_GT(log_->PendingRecordBytes(), 0u);
+  spool_->Pump();
+  EXPECT_EQ(log_->PendingRecordBytes(), 0u);
+  EXPECT_EQ(log_->GetSnapshot().reserved_bytes, 0u) << "freed once durable";
+  const auto records = OnDisk();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].payload, std::string(300, 'y'));
+}
+
+TEST_F(EventLogSpoolTest, ReleasesCallTheListenerWhenThePositionMoves) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  int calls = 0;
+  log_->SetReleaseListener([&] { ++calls; });
+  DropCounters drops;
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  AppendAsync({"a", "b", "c"});
+  EventBatch batch;
+  const auto read = log_->Read(cursor, 10, batch);
+  ASSERT_EQ(read.events, 3u);
+  const uint64_t first = spool_->first_sequence();
+  EXPECT_TRUE(log_->Release(cursor, first + 1, first + 3));
+  EXPECT_EQ(calls, 0) << "a gap before it: the released position did not move";
+  EXPECT_TRUE(log_->Release(cursor, first, first + 1));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(log_->ReleasedPosition(cursor), first + 3);
+}
+
+TEST_F(EventLogSpoolTest, SequencesContinueAboveAnEarlierRun) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  AppendAsync({"a", "b"});
+  spool_->Stop();
+  const uint64_t earlier_first = spool_->first_sequence();
+  spool_.reset();
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  EXPECT_GE(spool_->first_sequence(), earlier_first + 2);
+  AppendAsync({"c"});
+  spool_->Pump();
+  const auto records = OnDisk();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].payload, "c");
+  EXPECT_EQ(records[2].sequence, spool_->first_sequence());
+}
+
+}  // namespace
+}  // namespace rayagg
