@@ -417,6 +417,31 @@ TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
 
+// The spool's lock file: a second daemon on the same spool.dir does not
+// start (exit 1, the reason on stderr) and the first one goes on serving.
+TEST_F(BinaryTest, ASecondDaemonOnTheSpoolDirectoryExitsNonZero) {
+  const std::string config = Config(SinkConfigYaml(
+      "", "spool:\n  dir: " + dir_.Path("spool") + "\n  max_bytes: 4MiB\n  segment_bytes: 1MiB\n"));
+  auto first = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path()});
+  const std::optional<int> port = WaitForPortFile(*first, kWaitTimeout);
+  ASSERT_TRUE(port.has_value()) << DescribeStatus(first->WaitForExit(milliseconds(0)));
+
+  const std::string second_stderr = dir_.Path("second-stderr.txt");
+  Subprocess second({"--config", config, "--grpc-port", "0"}, dir_.Path("second-stdout.txt"),
+                    second_stderr);
+  const auto status = second.WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
+  EXPECT_NE(ReadFile(second_stderr).find("is in use by another process"), std::string::npos)
+      << ReadFile(second_stderr);
+
+  auto stub = ClientFor(*port);
+  const std::vector<RayEvent> events = TaskLifecycleEvents(3, "first-daemon");
+  ASSERT_TRUE(AddEvents(*stub, RequestOf(events)).ok());
+  ASSERT_TRUE(WaitForElements(server_, events.size()));
+  first->Signal(SIGTERM);
+  EXPECT_TRUE(ExitedWith(first->WaitForExit(kWaitTimeout), 0));
+}
+
 // SIGTERM (how Ray and Kubernetes stop it) and SIGINT (Ctrl-C) both drain.
 class StopSignalTest : public BinaryTest, public ::testing::WithParamInterface<int> {};
 
