@@ -23,6 +23,7 @@ enum class DropReason {
   kBadSession,        // object-store sinks: sessionName empty, "." or "..", or outside
                       // [A-Za-z0-9._-]+ (it names a directory of the layout)
   kNoNode,            // object-store sinks: no nodeId in the event and no node_id configured
+  kCorrupt,           // lost in a damaged region of the disk spool (a failed checksum)
 };
 
 constexpr std::string_view DropReasonName(DropReason reason) {
@@ -47,6 +48,8 @@ constexpr std::string_view DropReasonName(DropReason reason) {
       return "bad_session";
     case DropReason::kNoNode:
       return "no_node";
+    case DropReason::kCorrupt:
+      return "corrupt";
   }
   return "unknown";
 }

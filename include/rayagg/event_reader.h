@@ -88,6 +88,11 @@ class EventReader {
 
   // The end of the cursor's longest fully released prefix. Thread-safe.
   virtual uint64_t ReleasedPosition(CursorId cursor) const = 0;
+
+  // Whether released positions outlive the process (a disk spool): what a
+  // sink has not delivered when its drain deadline passes is then neither
+  // dropped nor released, and the next run delivers it.
+  virtual bool KeepsUnsentAcrossRestarts() const { return false; }
 };
 
 }  // namespace rayagg

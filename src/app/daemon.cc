@@ -8,6 +8,7 @@
 
 #include "app/daemon_metrics.h"
 #include "config/object_sink_config.h"
+#include "ingest/event_keys.h"
 #include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
 #include "objsink/object_sink_factory.h"
@@ -74,6 +75,7 @@ absl::Status Daemon::Start() {
         "(add `sinks:` to the config or set RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR)");
   }
   if (spool_) {
+    ResumeSinks();
     log_.SetReleaseListener([this] { PublishSpoolPositions(); });
     PublishSpoolPositions();  // the ledger names every sink from the start
   }
@@ -128,24 +130,61 @@ absl::Status Daemon::OpenSpool() {
   spool_ = *std::move(opened);
   for (const std::string& problem : spool_->open_problems()) logger_->error("spool: {}", problem);
   spool_link_ = std::make_unique<SpoolLink>(log_, *logger_);
-  spool_link_->KeepEarlierRun(spool_->ledger(), spool_->first_sequence());
   log_.UseSpool(*spool_, spool_->first_sequence());
-  // Recovery reads the earlier run's segments behind serving; this run's
-  // records go to new segments meanwhile.
-  spool_->StartRecovery([](const spool::RecordHeader&, std::string_view) {},
-                        [logger = logger_](const spool::RecoveryReport& report) {
-                          for (const std::string& problem : report.problems) {
-                            logger->error("spool recovery: {}", problem);
-                          }
-                          logger->info(
-                              "spool recovered segments={} records={} bytes={} torn_bytes={} "
-                              "corrupt_regions={}",
-                              report.segments, report.records, report.bytes_scanned,
-                              report.torn_bytes, report.corrupt.size());
-                        });
+  // Recovery reads the earlier run's segments behind serving (this run's
+  // records go to new segments meanwhile); sinks resumed before this run
+  // read them once it is done. The last dedup_window_events ids it sees go
+  // back into the dedup window.
+  const size_t window = static_cast<size_t>(config_.buffer.dedup_window_events);
+  auto recovered_ids = std::make_shared<std::vector<uint64_t>>();
+  auto next_id = std::make_shared<size_t>(0);
+  spool_->StartRecovery(
+      [recovered_ids, next_id, window](const spool::RecordHeader&, std::string_view payload) {
+        if (window == 0) return;
+        const std::optional<WireEventFacts> facts = FactsOfWire(payload);
+        if (!facts) return;
+        if (recovered_ids->size() < window) {
+          recovered_ids->push_back(facts->keys.event_id_hash);
+        } else {
+          (*recovered_ids)[*next_id] = facts->keys.event_id_hash;
+          *next_id = (*next_id + 1) % window;
+        }
+      },
+      [this, recovered_ids, next_id](const spool::RecoveryReport& report) {
+        for (const std::string& problem : report.problems) {
+          logger_->error("spool recovery: {}", problem);
+        }
+        logger_->info(
+            "spool recovered segments={} records={} bytes={} torn_bytes={} corrupt_regions={}",
+            report.segments, report.records, report.bytes_scanned, report.torn_bytes,
+            report.corrupt.size());
+        // Oldest first, so the newest stay longest in the window.
+        std::rotate(recovered_ids->begin(),
+                    recovered_ids->begin() + static_cast<std::ptrdiff_t>(*next_id),
+                    recovered_ids->end());
+        log_.RememberIds(*recovered_ids);
+        log_.NotifyAll();
+      });
   spool_->Start(log_, *spool_link_, /*stream_start=*/0);
   logger_->info("spool open dir={} first_sequence={}", config.dir, spool_->first_sequence());
   return absl::OkStatus();
+}
+
+void Daemon::ResumeSinks() {
+  const spool::LedgerState& ledger = spool_->ledger();
+  for (const auto& sink : sinks_) {
+    // Without a ledger (none yet, or moved aside as unreadable) every sink
+    // starts at the oldest record on disk: duplicates, never a loss. A sink
+    // the ledger does not name is new and starts with this run.
+    std::optional<uint64_t> position;
+    if (ledger.positions.empty()) position = 0;
+    for (const auto& [name, released] : ledger.positions) {
+      if (name == sink->name()) position = released;
+    }
+    if (!position || *position >= spool_->first_sequence()) continue;
+    log_.ResumeCursor(sink->cursor(), *position);
+    logger_->info("sink resumes from the spool sink={} position={}", sink->name(), *position);
+  }
 }
 
 void Daemon::PublishSpoolPositions() {

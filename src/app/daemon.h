@@ -87,6 +87,9 @@ class Daemon {
   // Opens spool.dir (its lock refuses a second daemon), starts recovery of
   // what an earlier run left and the writer, and makes the log durable.
   absl::Status OpenSpool();
+  // Moves each sink's cursor back to its ledger position from an earlier
+  // run, so it reads the spool from there. Before the sinks start.
+  void ResumeSinks();
   // The sinks' released positions to the spool's ledger (after releases).
   void PublishSpoolPositions();
   absl::Status StartHttpIngest();

@@ -5,9 +5,8 @@
 namespace rayagg {
 
 void SpoolLink::OnEvict(const spool::SegmentInfo& segment) {
-  // The event log reads from memory only, so an evicted segment's events
-  // are either still there (and still delivered) or were counted as
-  // overflow when memory let go of them; the disk bound just holds.
+  // What sinks had not read in it is skipped by their disk readers (not
+  // counted per sink yet: docs/SPOOL.md, Status).
   logger_.warn("spool full (spool.max_bytes): evicted segment {} (sequences from {})",
                segment.number, segment.sequence_floor);
 }
@@ -48,27 +47,10 @@ std::string SpoolLink::HealthLine() const {
   return "spool: unknown";
 }
 
-void SpoolLink::KeepEarlierRun(const spool::LedgerState& ledger, uint64_t first_sequence) {
-  earlier_positions_.clear();
-  keep_from_ = UINT64_MAX;
-  for (const auto& [name, position] : ledger.positions) {
-    if (position >= first_sequence) continue;
-    earlier_positions_.emplace_back(name, position);
-    keep_from_ = std::min(keep_from_, position);
-  }
-  // Records on disk but no ledger to say who sent them: keep them all.
-  if (ledger.positions.empty() && first_sequence > 0) keep_from_ = 0;
-}
-
 void SpoolLink::PublishPositions(spool::Spool& spool,
                                  std::vector<std::pair<std::string, uint64_t>> positions) const {
-  uint64_t min_released = keep_from_;
-  for (auto& [name, position] : positions) {
-    for (const auto& [earlier_name, earlier] : earlier_positions_) {
-      if (earlier_name == name) position = std::min(position, earlier);
-    }
-    min_released = std::min(min_released, position);
-  }
+  uint64_t min_released = UINT64_MAX;
+  for (const auto& [name, position] : positions) min_released = std::min(min_released, position);
   spool.UpdatePositions(std::move(positions), min_released);
 }
 

@@ -33,14 +33,8 @@ class SpoolLink final : public spool::SpoolListener {
   // One line for the /readyz body: "spool: healthy", or down and why.
   std::string HealthLine() const;
 
-  // Until sinks resume from the spool after a restart (issue 15, step 3),
-  // an earlier run's unsent records are kept for them: a sink the ledger
-  // names with a position below this run's first sequence keeps that
-  // position, and no segment at or after the lowest such position is
-  // deleted (max_bytes still bounds the disk).
-  void KeepEarlierRun(const spool::LedgerState& ledger, uint64_t first_sequence);
-  // The sinks' released positions (name, position) as the ledger should
-  // hold them, and the position below which segments may be deleted.
+  // The sinks' released positions (name, position) for the ledger; the
+  // smallest of them is where segments may be deleted below.
   void PublishPositions(spool::Spool& spool,
                         std::vector<std::pair<std::string, uint64_t>> positions) const;
 
@@ -50,9 +44,6 @@ class SpoolLink final : public spool::SpoolListener {
   mutable Mutex mutex_;
   spool::SpoolHealth health_ ABSL_GUARDED_BY(mutex_) = spool::SpoolHealth::kHealthy;
   std::string reason_ ABSL_GUARDED_BY(mutex_);
-  // Set before the sinks start; read-only afterwards.
-  std::vector<std::pair<std::string, uint64_t>> earlier_positions_;
-  uint64_t keep_from_ = UINT64_MAX;
 };
 
 }  // namespace rayagg

@@ -32,7 +32,8 @@ EventLog::CursorId EventLog::AddCursor(EventTypeFilter accepts, DropCounters& dr
                                       .read_end = tail,
                                       .released = ReleaseTracker(tail),
                                       .merger = merger_factory_ ? merger_factory_() : nullptr,
-                                      .sink_name = {}}));
+                                      .sink_name = {},
+                                      .disk = nullptr}));
   return cursors_.size() - 1;
 }
 
@@ -97,7 +98,7 @@ const EventLog::Cursor* EventLog::BlockingCursorFor(uint64_t events, uint64_t by
 
 std::optional<std::string> EventLog::FullBlockingSink() const {
   MutexLock lock(mutex_);
-  if (!any_blocking_) return std::nullopt;
+  if (!any_blocking_ || spool_ != nullptr) return std::nullopt;
   const Cursor* blocking = BlockingCursorFor(1, 1);
   if (blocking == nullptr) return std::nullopt;
   return blocking->sink_name;
@@ -106,7 +107,46 @@ std::optional<std::string> EventLog::FullBlockingSink() const {
 void EventLog::UseSpool(spool::Spool& spool, uint64_t first_sequence) {
   MutexLock lock(mutex_);
   spool_ = &spool;
+  first_sequence_ = first_sequence;
   head_sequence_ = first_sequence;
+}
+
+void EventLog::ResumeCursor(CursorId cursor_id, uint64_t position) {
+  MutexLock lock(mutex_);
+  Cursor& cursor = *cursors_.at(cursor_id);
+  if (spool_ == nullptr || position >= cursor.next_sequence) return;
+  cursor.next_sequence = position;
+  cursor.read_end = position;
+  cursor.released = ReleaseTracker(position);
+}
+
+void EventLog::NotifyAll() {
+  std::vector<std::function<void()>> to_notify;
+  {
+    MutexLock lock(mutex_);
+    for (const auto& cursor : cursors_) {
+      if (cursor->on_available) to_notify.push_back(cursor->on_available);
+    }
+  }
+  for (const auto& notify_cursor : to_notify) notify_cursor();
+}
+
+void EventLog::RememberIds(std::span<const uint64_t> id_hashes) {
+  MutexLock lock(mutex_);
+  for (const uint64_t id_hash : id_hashes) {
+    if (id_hash != 0 && id_hash != empty_id_hash_ && !dedup_.Contains(id_hash)) {
+      dedup_.Remember(id_hash);
+    }
+  }
+}
+
+uint64_t EventLog::DiskReadableEnd(uint64_t from) const {
+  // While recovery scans the earlier run's segments they are not readable:
+  // a cursor resumed there waits (NotifyAll wakes it).
+  if (from < first_sequence_ && spool_->recovering()) return from;
+  uint64_t end = head_sequence_;
+  if (!pending_records_.empty()) end = std::min(end, pending_records_.front().sequence);
+  return end;
 }
 
 void EventLog::SetReleaseListener(std::function<void()> listener) {
@@ -155,7 +195,9 @@ absl::Status EventLog::AppendEvents(std::span<const IncomingEvent> events, uint6
   {
     MutexLock lock(mutex_);
     stream_end = stream_end_;
-    if (any_blocking_) {
+    // With a spool, memory letting go of an entry loses nothing: a blocking
+    // sink is not full until the spool is (not enforced yet, SPOOL.md).
+    if (any_blocking_ && spool_ == nullptr) {
       uint64_t bytes = 0;
       for (const IncomingEvent& event : events) bytes += event.bytes.size();
       if (const Cursor* blocking = BlockingCursorFor(events.size(), bytes)) {
@@ -233,7 +275,7 @@ const char* EventLog::StoreEvent(const IncomingEvent& event, uint32_t crc, uint6
   const char* record = chunks_.Store(std::string_view(header, sizeof header), event.bytes, tag);
   const auto size = static_cast<uint32_t>(sizeof header + event.bytes.size());
   stream_end_ += size;
-  pending_records_.push_back(StreamRecord{stream_end_, tag, record, size});
+  pending_records_.push_back(StreamRecord{stream_end_, tag, sequence, record, size});
   return record + sizeof header;
 }
 
@@ -284,8 +326,9 @@ void EventLog::PopFront() {
 
 void EventLog::EvictOldest() {
   const Entry& oldest = entries_.front();
+  // Durable mode: memory is a cache, and cursors behind it read the disk.
   for (auto& cursor : cursors_) {
-    if (!cursor->removed && cursor->next_sequence <= head_sequence_) {
+    if (spool_ == nullptr && !cursor->removed && cursor->next_sequence <= head_sequence_) {
       if (cursor->accepts.Accepts(oldest.event_type)) {
         cursor->drops->Add(DropReason::kOverflow, oldest.event_type, oldest.event_count);
       }
@@ -344,13 +387,23 @@ uint64_t EventLog::CollectRecords(uint64_t from, uint64_t to, uint64_t max_bytes
 }
 
 void EventLog::OnDurable(uint64_t position) {
-  MutexLock lock(mutex_);
-  if (position <= durable_) return;
-  durable_ = position;
-  while (!pending_records_.empty() && pending_records_.front().end <= position) {
-    pending_records_.pop_front();
+  std::vector<std::function<void()>> to_notify;
+  {
+    MutexLock lock(mutex_);
+    if (position <= durable_) return;
+    durable_ = position;
+    while (!pending_records_.empty() && pending_records_.front().end <= position) {
+      pending_records_.pop_front();
+    }
+    ReleaseChunks();
+    // Cursors behind memory may now read more from disk.
+    for (const auto& cursor : cursors_) {
+      if (cursor->on_available && cursor->next_sequence < head_sequence_) {
+        to_notify.push_back(cursor->on_available);
+      }
+    }
   }
-  ReleaseChunks();
+  for (const auto& notify_cursor : to_notify) notify_cursor();
 }
 
 uint64_t EventLog::PendingRecordBytes() const {
@@ -362,7 +415,69 @@ const EventLog::Entry& EventLog::EntryAt(uint64_t sequence) const {
   return entries_[sequence - head_sequence_];
 }
 
+EventReader::ReadResult EventLog::ReadFromDisk(Cursor& cursor, uint64_t from, uint64_t until,
+                                               size_t max_events, EventBatch& out) {
+  const size_t first = out.size();
+  if (!cursor.disk) {
+    cursor.disk = std::make_unique<spool::DiskReader>(spool_->file_system(), spool_->segments());
+  }
+  EventTypeFilter accepts = EventTypeFilter::None();
+  {
+    MutexLock lock(mutex_);
+    accepts = cursor.accepts;
+  }
+  bool has_parts = false;
+  const spool::DiskReadResult result =
+      cursor.disk->Read(from, until, max_events, accepts, [&](const spool::DiskEntry& entry) {
+        if (entry.parts.size() == 1) {
+          out.Add(entry.sequence, entry.event_type, entry.parts[0]);
+        } else if (cursor.merger) {
+          out.AddParts(entry.sequence, entry.event_type, entry.parts);
+          has_parts = true;
+        } else {
+          // Coalesced by an earlier run, read by one without coalescing.
+          for (const std::string_view part : entry.parts) {
+            out.Add(entry.sequence, entry.event_type, part);
+          }
+        }
+      });
+  if (has_parts) out.MergeParts(first, *cursor.merger);
+  PositionRange range;
+  {
+    MutexLock lock(mutex_);
+    if (result.lost_entries + result.lost_parts > 0) {
+      // Their types are unknown: the bytes that said them are damaged.
+      cursor.drops->Add(DropReason::kCorrupt, DropCounters::kUntrackedEventType,
+                        result.lost_entries + result.lost_parts);
+    }
+    if (!cursor.removed) {
+      cursor.next_sequence = std::max(cursor.next_sequence, std::min(result.next, until));
+      range = PositionRange{cursor.read_end, cursor.next_sequence};
+      cursor.read_end = cursor.next_sequence;
+    }
+    ReleaseRead();
+  }
+  return ReadResult{out.size() - first, range};
+}
+
 EventReader::ReadResult EventLog::Read(CursorId cursor_id, size_t max_events, EventBatch& out) {
+  if (spool_ != nullptr) {
+    Cursor* behind = nullptr;
+    uint64_t from = 0;
+    uint64_t until = 0;
+    {
+      MutexLock lock(mutex_);
+      Cursor* candidate = cursors_.at(cursor_id).get();
+      if (!candidate->removed && candidate->next_sequence < head_sequence_) {
+        from = candidate->next_sequence;
+        until = DiskReadableEnd(from);
+        // Not on disk yet (or still being recovered): nothing to read now.
+        if (from >= until) return ReadResult{0, {candidate->read_end, candidate->read_end}};
+        behind = candidate;
+      }
+    }
+    if (behind != nullptr) return ReadFromDisk(*behind, from, until, max_events, out);
+  }
   const size_t first = out.size();
   size_t added = 0;  // entries read
   bool has_parts = false;
@@ -426,6 +541,9 @@ uint64_t EventLog::ReleasedPosition(CursorId cursor_id) const {
 bool EventLog::HasUnread(CursorId cursor_id) const {
   MutexLock lock(mutex_);
   const Cursor& cursor = *cursors_.at(cursor_id);
+  if (spool_ != nullptr && !cursor.removed && cursor.next_sequence < head_sequence_) {
+    return cursor.next_sequence < DiskReadableEnd(cursor.next_sequence);
+  }
   const uint64_t tail = head_sequence_ + entries_.size();
   for (uint64_t sequence = cursor.next_sequence; sequence < tail; ++sequence) {
     if (cursor.accepts.Accepts(EntryAt(sequence).event_type)) return true;

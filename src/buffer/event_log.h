@@ -30,6 +30,12 @@
 // once the spool reports the request's records written (or fsync'd, per
 // spool.sync). Memory never frees a record the spool has not reported
 // durable (OnDurable), since the writer holds views into it.
+//
+// In durable mode memory is a cache of the spool: an entry memory lets go
+// of (buffer.max_bytes) before a cursor read it is not dropped; the cursor
+// reads it from the segment files (a DiskReader per cursor) once it is
+// written, as it does after a restart from its ledger position
+// (ResumeCursor). Entries in damaged regions are counted as `corrupt`.
 #pragma once
 
 #include <atomic>
@@ -56,6 +62,7 @@
 #include "rayagg/event_reader.h"
 #include "rayagg/event_type_filter.h"
 #include "rayagg/mutex.h"
+#include "spool/disk_reader.h"
 #include "spool/record_source.h"
 
 namespace rayagg {
@@ -137,6 +144,18 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   void SetReleaseListener(std::function<void()> listener);
   // Stream bytes accepted but not yet reported durable.
   uint64_t PendingRecordBytes() const;
+  // Durable mode: moves a cursor that has read nothing yet back to
+  // `position` (its ledger position from an earlier run), so it reads from
+  // there on, from disk. Before the sink starts.
+  void ResumeCursor(CursorId cursor, uint64_t position);
+  // Wakes every cursor's reader (the spool's recovery finished: the earlier
+  // run's records are readable).
+  void NotifyAll();
+  // Adds ids an earlier run accepted (recovered from the spool, oldest
+  // first) to the dedup window, so a sender's retry after a crash is still
+  // recognised. Ids already remembered stay where they are.
+  void RememberIds(std::span<const uint64_t> id_hashes);
+  bool KeepsUnsentAcrossRestarts() const override { return spool_ != nullptr; }
 
   Snapshot GetSnapshot() const;
 
@@ -170,6 +189,8 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
     bool blocks = false;
     std::string sink_name;
     std::atomic<uint64_t>* refusals = nullptr;
+    // Durable mode: reads what memory no longer holds; by the reader only.
+    std::unique_ptr<spool::DiskReader> disk;
   };
 
   // Links `event` to the newest entry of its entity if that entry is still
@@ -199,6 +220,13 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   // Append's work; `stream_end` is the record stream's end after it.
   absl::Status AppendEvents(std::span<const IncomingEvent> events, uint64_t& stream_end);
   const Entry& EntryAt(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Durable mode: how far from `from` on the entries memory let go of are
+  // readable from disk (written, and recovered if from an earlier run).
+  uint64_t DiskReadableEnd(uint64_t from) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Read() for a cursor behind memory: from the segment files, outside the
+  // lock (the disk reader is the cursor's own).
+  ReadResult ReadFromDisk(Cursor& cursor, uint64_t from, uint64_t until, size_t max_events,
+                          EventBatch& out);
 
   const Limits limits_;
   const EventMergerFactory merger_factory_;
@@ -233,10 +261,12 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   struct StreamRecord {
     uint64_t end;  // stream position after the record
     uint64_t tag;
+    uint64_t sequence;  // of the entry the record belongs to
     const char* data;
     uint32_t size;
   };
   spool::Spool* spool_ = nullptr;  // set by UseSpool before any use
+  uint64_t first_sequence_ = 0;    // this run's first entry (UseSpool)
   std::deque<StreamRecord> pending_records_ ABSL_GUARDED_BY(mutex_);
   uint64_t stream_end_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mutex_) = 0;

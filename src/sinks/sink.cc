@@ -201,11 +201,14 @@ asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch, Steady
   while (!pending.empty()) {
     OutgoingBatch current = std::move(pending.back());
     pending.pop_back();
-    if (co_await DeliverWithRetry(slot, current) == AttemptEnd::kSplit) {
+    const AttemptEnd end = co_await DeliverWithRetry(slot, current);
+    if (end == AttemptEnd::kSplit) {
       counters_.split_batches.fetch_add(1, std::memory_order_relaxed);
       const size_t middle = current.size() / 2;
       pending.push_back(current.Slice(middle, current.size()));
       pending.push_back(current.Slice(0, middle));
+    } else if (end == AttemptEnd::kKept) {
+      // Not released: the next run resumes before it.
     } else {
       ReleaseBatch(current);  // delivered or dropped
     }
@@ -218,6 +221,7 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
+      if (reader_.KeepsUnsentAcrossRestarts()) co_return AttemptEnd::kKept;
       DropBatch(batch, DropReason::kShutdown);
       co_return AttemptEnd::kDone;
     }
@@ -241,6 +245,9 @@ asio::awaitable<Sink::AttemptEnd> Sink::DeliverWithRetry(Slot& slot, const Outgo
         co_return AttemptEnd::kSplit;
       case DeliveryDecision::Action::kDrop:
         counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
+        if (decision.drop_reason == DropReason::kShutdown && reader_.KeepsUnsentAcrossRestarts()) {
+          co_return AttemptEnd::kKept;
+        }
         DropAfterAttempt(batch, outcome, decision, history);
         co_return AttemptEnd::kDone;
       case DeliveryDecision::Action::kRetry:
@@ -357,7 +364,10 @@ asio::awaitable<void> Sink::Run() {
                    }));
   }
   co_await WaitAllDelivered();
-  if (DrainExpired()) batcher_->DropUndelivered(DropReason::kShutdown);
+  // With a spool the unsent events stay on disk, unreleased, for the next run.
+  if (DrainExpired() && !reader_.KeepsUnsentAcrossRestarts()) {
+    batcher_->DropUndelivered(DropReason::kShutdown);
+  }
   logger_.info("sink stopped sink={} sent_events={} dropped_events={}", config_.name,
                counters_.sent_events.load(), drops_.Total());
 }

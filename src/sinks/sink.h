@@ -114,7 +114,9 @@ class Sink {
         nullptr;  // backoff and rate waits; Drain() cuts them short
     bool busy = false;
   };
-  enum class AttemptEnd { kDone, kSplit };
+  // kKept: undelivered at the drain deadline, left to the next run (a
+  // reader that keeps unsent events across restarts): not released.
+  enum class AttemptEnd { kDone, kSplit, kKept };
 
   asio::awaitable<void> Run();
   // Suspends until events may be available, `until` passes, or Drain().

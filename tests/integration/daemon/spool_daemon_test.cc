@@ -5,6 +5,7 @@
 // directory is refused, and /readyz names the spool's state.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -126,6 +127,52 @@ TEST_F(SpoolDaemonTest, ACleanStopLeavesTheSinksPositionsInTheLedger) {
   EXPECT_EQ(positions[0].first, "collector");
   EXPECT_EQ(positions[0].second, end);
   EXPECT_GE((*reopened)->first_sequence(), end);
+}
+
+// A restart resumes the sink where its released position ended: what the
+// first run could not deliver (its endpoint down until the drain deadline)
+// reaches the second run's endpoint, and a sender's retry of those events
+// is still recognised as a duplicate (the dedup window was rebuilt).
+TEST_F(SpoolDaemonTest, ARestartDeliversWhatTheLastRunCouldNot) {
+  TestHttpServer& down = AddServer();
+  down.SetDefaultBehavior(Respond{.status = 503});
+  const std::vector<RayEvent> delivered = TaskLifecycleEvents(10, "before-outage");
+  const std::vector<RayEvent> undelivered = TaskLifecycleEvents(30, "during-outage");
+  {
+    DaemonHarness first(SpoolConfig(SpoolConfig::Sync::kInterval));
+    ASSERT_TRUE(first.start_status().ok()) << first.start_status();
+    ASSERT_TRUE(first.AddEvents(delivered).ok());
+    ASSERT_TRUE(WaitForElements(server_, delivered.size()));
+    ASSERT_TRUE(
+        WaitFor([&] { return first.sink(0).counters().sent_events.load() == delivered.size(); }));
+    Config outage = SpoolConfig(SpoolConfig::Sync::kInterval, &down);
+    ASSERT_TRUE(first.daemon().Reload(outage).ok());
+    ASSERT_TRUE(WaitFor([&] { return first.sink(0).reconfigurations() == 1; }));
+    ASSERT_TRUE(first.AddEvents(undelivered).ok());
+    ASSERT_TRUE(down.WaitForRequests(1, kWaitTimeout));
+    first.Stop();  // the drain deadline passes with the endpoint still down
+    EXPECT_EQ(first.sink(0).drops().Total(), 0u) << "kept for the next run, not dropped";
+  }
+  TestHttpServer& up = AddServer();
+  DaemonHarness second(SpoolConfig(SpoolConfig::Sync::kInterval, &up));
+  ASSERT_TRUE(second.start_status().ok()) << second.start_status();
+  ASSERT_TRUE(WaitForElements(up, undelivered.size())) << [&] {
+    std::string lines;
+    for (const std::string& line : second.RecentLogs()) lines += line + "\n";
+    return lines;
+  }();
+  const std::vector<std::string> ids = IdsOf(ElementsOf(up.Requests()));
+  // At least once: every undelivered event, and nothing the first run had
+  // already delivered (its position was past them).
+  for (const std::string& id : IdsOf(undelivered)) {
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), id), 1) << id;
+  }
+  for (const std::string& id : IdsOf(delivered)) {
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), id), 0) << id;
+  }
+  // The sender retries the request the first run answered: a duplicate.
+  ASSERT_TRUE(second.AddEvents(undelivered).ok());
+  EXPECT_EQ(second.daemon().buffer_snapshot().deduplicated_events, undelivered.size());
 }
 
 TEST_F(SpoolDaemonTest, ASecondDaemonOnTheDirectoryIsRefused) {

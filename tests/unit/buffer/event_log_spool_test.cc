@@ -6,6 +6,7 @@
 // on a simulated disk.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,14 +56,15 @@ struct Answer {
 
 class EventLogSpoolTest : public ::testing::Test {
  protected:
-  void Open(spool::SpoolOptions options, bool coalesce = false) {
+  void Open(spool::SpoolOptions options, bool coalesce = false,
+            EventLog::Limits limits = {1000, 1 << 20}) {
     options.directory = kDirectory;
     options.max_bytes = 1 << 30;
     options.now = [this] { return now_; };
     EventLog::Options log_options;
+    log_options.dedup_window_events = 100;
     if (coalesce) log_options.merger_factory = [] { return std::make_unique<JoiningMerger>(); };
-    log_ = std::make_unique<EventLog>(EventLog::Limits{1000, 1 << 20}, std::move(log_options),
-                                      /*chunk_bytes=*/256);
+    log_ = std::make_unique<EventLog>(limits, std::move(log_options), /*chunk_bytes=*/256);
     listener_ = std::make_unique<NullListener>(*log_);
     auto opened = spool::Spool::Open(fs_, options, "pid 1");
     ASSERT_TRUE(opened.ok()) << opened.status();
@@ -72,10 +74,12 @@ class EventLogSpoolTest : public ::testing::Test {
     spool_->StartManual(*log_, *listener_, 0);
   }
 
-  Answer* AppendAsync(std::vector<std::string> payloads, uint64_t entity_key = 0) {
+  Answer* AppendAsync(std::vector<std::string> payloads, uint64_t entity_key = 0,
+                      bool with_ids = false) {
     std::vector<IncomingEvent> events;
     for (const std::string& payload : payloads) {
-      events.push_back(IncomingEvent{payload, kTaskLifecycle, 0, entity_key});
+      events.push_back(IncomingEvent{payload, kTaskLifecycle,
+                                     with_ids ? HashEventId("id-" + payload) : 0, entity_key});
     }
     answers_.push_back(std::make_unique<Answer>());
     Answer* answer = answers_.back().get();
@@ -88,6 +92,28 @@ class EventLogSpoolTest : public ::testing::Test {
 
   std::vector<spool::test::Record> OnDisk() {
     return spool::test::ReadAll(fs_, spool_->segments());
+  }
+
+  // A clean stop, then the same directory opened again (a restart).
+  void Restart(spool::SpoolOptions options, bool coalesce = false,
+               EventLog::Limits limits = {1000, 1 << 20}) {
+    spool_->Stop();
+    spool_.reset();
+    listener_.reset();
+    log_.reset();
+    ASSERT_NO_FATAL_FAILURE(Open(options, coalesce, limits));
+  }
+
+  // Every payload the cursor reads until it has nothing more.
+  std::vector<std::string> ReadAllOf(EventLog::CursorId cursor) {
+    std::vector<std::string> payloads;
+    for (int rounds = 0; rounds < 1000 && log_->HasUnread(cursor); ++rounds) {
+      EventBatch batch;
+      const auto read = log_->Read(cursor, 3, batch);
+      for (size_t i = 0; i < batch.size(); ++i) payloads.emplace_back(batch.bytes(i));
+      EXPECT_TRUE(log_->Release(cursor, read.range.begin, read.range.end));
+    }
+    return payloads;
   }
 
   void TearDown() override {
@@ -226,6 +252,98 @@ TEST_F(EventLogSpoolTest, SequencesContinueAboveAnEarlierRun) {
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[2].payload, "c");
   EXPECT_EQ(records[2].sequence, spool_->first_sequence());
+}
+
+TEST_F(EventLogSpoolTest, EntriesMemoryLetGoOfAreReadFromDiskNotDropped) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kAlways}, /*coalesce=*/false,
+                               EventLog::Limits{.max_events = 4, .max_bytes = 1 << 20}));
+  DropCounters drops;
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  std::vector<std::string> sent;
+  for (int i = 0; i < 10; ++i) sent.push_back("event-" + std::to_string(i));
+  AppendAsync(sent);
+  EXPECT_EQ(log_->GetSnapshot().held_events, 4u) << "memory holds its bound";
+  EXPECT_FALSE(log_->HasUnread(cursor)) << "what memory let go of is not on disk yet";
+  spool_->Pump();
+  EXPECT_EQ(ReadAllOf(cursor), sent);
+  EXPECT_EQ(drops.Total(), 0u);
+  EXPECT_EQ(log_->ReleasedPosition(cursor), spool_->first_sequence() + sent.size());
+}
+
+TEST_F(EventLogSpoolTest, ARestartResumesACursorAtItsPosition) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  DropCounters drops;
+  EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  AppendAsync({"a", "b", "c", "d"});
+  EventBatch batch;
+  const auto read = log_->Read(cursor, 2, batch);  // a and b delivered
+  ASSERT_TRUE(log_->Release(cursor, read.range.begin, read.range.end));
+  const uint64_t position = log_->ReleasedPosition(cursor);
+  const uint64_t earlier_first = spool_->first_sequence();
+  EXPECT_EQ(position, earlier_first + 2);
+
+  ASSERT_NO_FATAL_FAILURE(Restart({.sync = spool::SyncMode::kInterval}));
+  cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  log_->ResumeCursor(cursor, position);
+  AppendAsync({"e"});
+  spool_->Pump();
+  EXPECT_EQ(ReadAllOf(cursor), (std::vector<std::string>{"c", "d", "e"}));
+  EXPECT_EQ(drops.Total(), 0u);
+}
+
+TEST_F(EventLogSpoolTest, ACoalescedEntryReadBackAfterARestartHasAllItsParts) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}, /*coalesce=*/true));
+  DropCounters drops;
+  EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  AppendAsync({"first"}, /*entity_key=*/7);
+  AppendAsync({"other"}, /*entity_key=*/8);
+  AppendAsync({"second"}, /*entity_key=*/7);
+  const uint64_t position = log_->ReleasedPosition(cursor);  // nothing delivered
+
+  ASSERT_NO_FATAL_FAILURE(Restart({.sync = spool::SyncMode::kInterval}, /*coalesce=*/true));
+  cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  log_->ResumeCursor(cursor, position);
+  EXPECT_EQ(ReadAllOf(cursor), (std::vector<std::string>{"first+second", "other"}));
+}
+
+TEST_F(EventLogSpoolTest, RememberedIdsDeduplicateASendersRetryAfterARestart) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kInterval}));
+  const uint64_t id = HashEventId("id-x");
+  log_->RememberIds(std::vector<uint64_t>{id});
+  AppendAsync({"x"}, /*entity_key=*/0, /*with_ids=*/true);
+  EXPECT_EQ(log_->GetSnapshot().deduplicated_events, 1u);
+  AppendAsync({"y"}, /*entity_key=*/0, /*with_ids=*/true);
+  EXPECT_EQ(log_->GetSnapshot().deduplicated_events, 1u);
+}
+
+TEST_F(EventLogSpoolTest, ADamagedRecordIsCountedAsCorruptForTheCursor) {
+  ASSERT_NO_FATAL_FAILURE(Open({.sync = spool::SyncMode::kAlways}));
+  std::vector<std::string> sent;
+  for (int i = 0; i < 6; ++i) sent.push_back("payload-number-" + std::to_string(i));
+  AppendAsync(sent);
+  spool_->Pump();
+  const uint64_t position = spool_->first_sequence();
+  spool_->Stop();
+  // Flip a byte inside the third record's payload.
+  std::string path;
+  for (const std::string& candidate : fs_.Paths()) {
+    if (candidate.ends_with(".seg")) path = candidate;
+  }
+  ASSERT_FALSE(path.empty());
+  std::string bytes = fs_.Contents(path);
+  const size_t at = bytes.find("payload-number-2");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 3] ^= 0x20;
+  fs_.SetContents(path, bytes);
+
+  ASSERT_NO_FATAL_FAILURE(Restart({.sync = spool::SyncMode::kAlways}));
+  DropCounters drops;
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  log_->ResumeCursor(cursor, position);
+  const std::vector<std::string> read = ReadAllOf(cursor);
+  EXPECT_EQ(read.size(), 5u);
+  EXPECT_EQ(std::count(read.begin(), read.end(), "payload-number-2"), 0);
+  EXPECT_EQ(drops.Total(DropReason::kCorrupt), 1u);
 }
 
 }  // namespace
