@@ -321,7 +321,9 @@ std::string Daemon::RenderMetricsPage() const {
                                     .ready = ready_.load(),
                                     .reloads_succeeded = reloads_succeeded_.load(),
                                     .reloads_failed = reloads_failed_.load(),
-                                    .unix_now_seconds = now},
+                                    .unix_now_seconds = now,
+                                    .spool = spool_.get(),
+                                    .log = &log_},
                        config_.ops.constant_labels);
 }
 

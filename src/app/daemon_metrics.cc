@@ -75,6 +75,12 @@ void ForEachAttemptLatency(const MetricsInput& in, Visit visit) {
 
 // ---- The table: one row per family, in page order ----
 
+// A spool statistic; no sample without a spool.
+template <auto Field>
+void Spool(const MetricsInput& in, MetricSamples& out) {
+  if (in.spool != nullptr) out.Add({}, static_cast<double>(in.spool->Stats().*Field));
+}
+
 constexpr Family kFamilies[] = {
     // Ingest: what senders sent.
     {{"rayagg_ingest_requests_total", kCounter, {}, "Ingest requests received (gRPC and HTTP)."},
@@ -129,6 +135,100 @@ constexpr Family kFamilies[] = {
       {},
       "Events merged into an earlier event of their entity."},
      Buffer<&EventLog::Snapshot::coalesced_events>},
+
+    // The disk spool (spool.dir set).
+    {{"rayagg_spool_bytes", kGauge, {}, "Bytes of the spool's segment files."},
+     Spool<&spool::SpoolStats::bytes>},
+    {{"rayagg_spool_segments", kGauge, {}, "Segment files in the spool."},
+     Spool<&spool::SpoolStats::segments>},
+    {{"rayagg_spool_capacity_bytes", kGauge, {}, "spool.max_bytes."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool != nullptr) out.Add({}, in.spool->options().max_bytes);
+     }},
+    {{"rayagg_spool_pending_bytes",
+      kGauge,
+      {},
+      "Record bytes accepted but not yet durable as spool.sync promises."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool != nullptr && in.log != nullptr) out.Add({}, in.log->PendingRecordBytes());
+     }},
+    {{"rayagg_spool_written_bytes_total", kCounter, {}, "Record bytes written (copies included)."},
+     Spool<&spool::SpoolStats::written_bytes>},
+    {{"rayagg_spool_write_duration_seconds", kHistogram, {}, "Time of each spool write."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool == nullptr) return;
+       const LatencyHistogram::Snapshot latency = in.spool->write_latency().Read();
+       out.AddHistogram({}, LatencyHistogram::kBucketSeconds, latency.counts, latency.sum_seconds);
+     }},
+    {{"rayagg_spool_fsync_duration_seconds", kHistogram, {}, "Time of each spool fsync."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool == nullptr) return;
+       const LatencyHistogram::Snapshot latency = in.spool->sync_latency().Read();
+       out.AddHistogram({}, LatencyHistogram::kBucketSeconds, latency.counts, latency.sum_seconds);
+     }},
+    {{"rayagg_spool_write_errors_total", kCounter, {}, "Failed spool writes."},
+     Spool<&spool::SpoolStats::write_errors>},
+    {{"rayagg_spool_fsync_errors_total", kCounter, {}, "Failed spool fsyncs."},
+     Spool<&spool::SpoolStats::sync_errors>},
+    {{"rayagg_spool_writable",
+      kGauge,
+      {},
+      "1 while the spool writes, 0 while it is down (on_write_error applies)."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool != nullptr) {
+         out.Add({}, in.spool->health() == spool::SpoolHealth::kHealthy ? 1 : 0);
+       }
+     }},
+    {{"rayagg_spool_evicted_segments_total",
+      kCounter,
+      {},
+      "Segments deleted to keep the spool within spool.max_bytes."},
+     Spool<&spool::SpoolStats::evicted_segments>},
+    {{"rayagg_spool_recovering", kGauge, {}, "1 while recovery scans an earlier run's segments."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool != nullptr) out.Add({}, in.spool->recovering() ? 1 : 0);
+     }},
+    {{"rayagg_spool_recovered_records", kGauge, {}, "Intact records recovery found at start."},
+     Spool<&spool::SpoolStats::recovered_records>},
+    {{"rayagg_spool_recovered_bytes", kGauge, {}, "Bytes recovery scanned at start."},
+     Spool<&spool::SpoolStats::recovered_bytes>},
+    {{"rayagg_spool_corrupt_regions", kGauge, {}, "Damaged regions recovery skipped at start."},
+     Spool<&spool::SpoolStats::corrupt_regions>},
+    {{"rayagg_spool_torn_bytes", kGauge, {}, "Bytes recovery cut from torn segment tails."},
+     Spool<&spool::SpoolStats::torn_bytes>},
+    {{"rayagg_sink_backlog_entries",
+      kGauge,
+      {"sink"},
+      "Entries after the sink's released position (spool only)."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool == nullptr || in.log == nullptr) return;
+       for (const auto& sink : in.sinks) {
+         const uint64_t released = in.log->ReleasedPosition(sink->cursor());
+         out.Add({sink->name()},
+                 in.buffer.next_sequence - std::min(released, in.buffer.next_sequence));
+       }
+     }},
+    {{"rayagg_sink_oldest_unsent_age_seconds",
+      kGauge,
+      {"sink"},
+      "Age of the segment holding the sink's oldest unsent event (spool only)."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool == nullptr || in.log == nullptr) return;
+       for (const auto& sink : in.sinks) {
+         const uint64_t released = in.log->ReleasedPosition(sink->cursor());
+         double age = 0;
+         if (released < in.buffer.next_sequence) {
+           const auto location = in.spool->segments().Locate(released);
+           const auto segment =
+               location ? in.spool->segments().Get(location->segment) : std::nullopt;
+           if (segment && segment->created_unix_ms > 0) {
+             age = std::max(
+                 0.0, in.unix_now_seconds - static_cast<double>(segment->created_unix_ms) / 1000.0);
+           }
+         }
+         out.Add({sink->name()}, age);
+       }
+     }},
 
     // Sinks: one series set per configured sink.
     {{"rayagg_sink_sent_events_total", kCounter, {"sink"}, "Events delivered."},

@@ -20,6 +20,7 @@
 #include "ops/metric_table.h"
 #include "rayagg/config.h"
 #include "sinks/sink.h"
+#include "spool/spool.h"
 
 namespace rayagg {
 
@@ -53,6 +54,10 @@ struct MetricsInput {
   uint64_t reloads_failed = 0;
   // When the scrape happens (Unix seconds), for "time since" gauges.
   double unix_now_seconds = 0;
+  // The disk spool and the log it is fed from; null without a spool (its
+  // families then have no samples).
+  const spool::Spool* spool = nullptr;
+  const EventLog* log = nullptr;
 };
 
 // Every family of the daemon's /metrics, in page order.

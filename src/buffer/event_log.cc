@@ -553,8 +553,9 @@ bool EventLog::HasUnread(CursorId cursor_id) const {
 
 EventLog::Snapshot EventLog::GetSnapshot() const {
   MutexLock lock(mutex_);
-  return Snapshot{entries_.size(),  held_bytes_,          chunks_.reserved_bytes(),
-                  appended_events_, deduplicated_events_, coalesced_events_};
+  return Snapshot{
+      entries_.size(),      held_bytes_,       chunks_.reserved_bytes(),        appended_events_,
+      deduplicated_events_, coalesced_events_, head_sequence_ + entries_.size()};
 }
 
 }  // namespace rayagg

@@ -98,6 +98,7 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
     uint64_t appended_events = 0;      // received: every event passed to Append
     uint64_t deduplicated_events = 0;  // dropped as duplicates (reason "duplicate")
     uint64_t coalesced_events = 0;     // merged into an earlier entry
+    uint64_t next_sequence = 0;        // the position the next entry gets
   };
 
   // Without options: no dedup, no coalescing. (Not a default argument: g++

@@ -17,6 +17,7 @@
 #include "spool/ledger.h"
 #include "spool/spool.h"
 #include "support/daemon_fixture.h"
+#include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/temp_dir.h"
 
@@ -198,6 +199,33 @@ TEST_F(SpoolDaemonTest, ReadyzBodyNamesTheSpoolState) {
   ASSERT_FALSE(ready.error) << ready.error.message();
   EXPECT_EQ(ready.response.status, 200u);
   EXPECT_NE(ready.response.body.find("spool: healthy"), std::string::npos) << ready.response.body;
+}
+
+TEST_F(SpoolDaemonTest, MetricsShowTheSpoolAndEachSinksBacklog) {
+  TestHttpServer& down = AddServer();
+  down.SetDefaultBehavior(Respond{.status = 503});
+  Config config = SpoolConfig(SpoolConfig::Sync::kAlways, &down);
+  config.ops.enabled = true;
+  config.ops.port = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const std::vector<RayEvent> events = TaskLifecycleEvents(12, "metrics");
+  ASSERT_TRUE(harness().AddEvents(events).ok());
+  ASSERT_TRUE(down.WaitForRequests(1, kWaitTimeout));
+  const HttpResult scraped = Request(harness().daemon().ops_port(), "/metrics", std::nullopt);
+  ASSERT_FALSE(scraped.error) << scraped.error.message();
+  absl::StatusOr<PrometheusPage> page = ParsePrometheusText(scraped.response.body);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_GT(page->Value("rayagg_spool_bytes", {}).value_or(0), 0);
+  EXPECT_GE(page->Value("rayagg_spool_segments", {}).value_or(0), 1);
+  EXPECT_EQ(page->Value("rayagg_spool_writable", {}).value_or(-1), 1);
+  EXPECT_EQ(page->Value("rayagg_spool_recovering", {}).value_or(-1), 0);
+  EXPECT_EQ(page->Value("rayagg_spool_pending_bytes", {}).value_or(-1), 0) << "sync: always";
+  EXPECT_EQ(page->Value("rayagg_sink_backlog_entries", {{"sink", "collector"}}).value_or(-1),
+            static_cast<double>(events.size()))
+      << "the endpoint is down: nothing released";
+  EXPECT_GE(
+      page->Value("rayagg_sink_oldest_unsent_age_seconds", {{"sink", "collector"}}).value_or(-1),
+      0);
 }
 
 }  // namespace
