@@ -5,8 +5,7 @@
 namespace rayagg {
 
 void SpoolLink::OnEvict(const spool::SegmentInfo& segment) {
-  // What sinks had not read in it is skipped by their disk readers (not
-  // counted per sink yet: docs/SPOOL.md, Status).
+  log_.OnSegmentEvicted(segment);
   logger_.warn("spool full (spool.max_bytes): evicted segment {} (sequences from {})",
                segment.number, segment.sequence_floor);
 }

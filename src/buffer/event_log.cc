@@ -131,6 +131,45 @@ void EventLog::NotifyAll() {
   for (const auto& notify_cursor : to_notify) notify_cursor();
 }
 
+void EventLog::OnSegmentEvicted(const spool::SegmentInfo& segment) {
+  if (spool_ == nullptr || !segment.has_entries) return;
+  const uint64_t end = segment.last_entry + 1;
+  struct Behind {
+    Cursor* cursor;
+    uint64_t from;
+    EventTypeFilter accepts;
+  };
+  std::vector<Behind> behind;
+  {
+    MutexLock lock(mutex_);
+    for (const auto& cursor : cursors_) {
+      if (!cursor->removed && cursor->next_sequence < end) {
+        behind.push_back(
+            {cursor.get(), std::max(cursor->next_sequence, segment.first_entry), cursor->accepts});
+      }
+    }
+  }
+  for (Behind& each : behind) {
+    // What the cursor loses, by type, read from the segment before it goes.
+    spool::DiskReader reader(spool_->file_system(), spool_->segments());
+    std::vector<std::pair<int32_t, uint64_t>> lost;
+    for (uint64_t from = each.from; from < end;) {
+      const spool::DiskReadResult result =
+          reader.Read(from, end, 4096, each.accepts, [&](const spool::DiskEntry& entry) {
+            lost.emplace_back(entry.event_type, entry.parts.size());
+          });
+      if (result.next <= from) break;
+      from = result.next;
+    }
+    MutexLock lock(mutex_);
+    Cursor& cursor = *each.cursor;
+    if (cursor.removed || cursor.next_sequence >= end) continue;  // read meanwhile
+    for (const auto& [type, count] : lost) cursor.drops->Add(DropReason::kOverflow, type, count);
+    // Its next read range covers the evicted entries, so the sink releases them.
+    cursor.next_sequence = end;
+  }
+}
+
 void EventLog::RememberIds(std::span<const uint64_t> id_hashes) {
   MutexLock lock(mutex_);
   for (const uint64_t id_hash : id_hashes) {

@@ -157,6 +157,11 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   // recognised. Ids already remembered stay where they are.
   void RememberIds(std::span<const uint64_t> id_hashes);
   bool KeepsUnsentAcrossRestarts() const override { return spool_ != nullptr; }
+  // The spool is deleting `segment` to stay within spool.max_bytes (its
+  // file is still readable during the call): every cursor that had not
+  // read its entries counts them as `overflow` drops and moves past them.
+  // On the spool's writer thread.
+  void OnSegmentEvicted(const spool::SegmentInfo& segment);
 
   Snapshot GetSnapshot() const;
 

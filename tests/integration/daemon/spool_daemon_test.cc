@@ -176,6 +176,41 @@ TEST_F(SpoolDaemonTest, ARestartDeliversWhatTheLastRunCouldNot) {
   EXPECT_EQ(second.daemon().buffer_snapshot().deduplicated_events, undelivered.size());
 }
 
+// Two sinks, one dead for the whole test: the healthy one gets everything,
+// and the spool stays within max_bytes by evicting the oldest segments,
+// whose events the dead sink had not sent are counted as its drops.
+TEST_F(SpoolDaemonTest, ADeadSinkNeverPinsTheDiskBeyondTheBound) {
+  TestHttpServer& dead = AddServer();
+  dead.SetDefaultBehavior(Respond{.status = 503});
+  Config config = SpoolConfig(SpoolConfig::Sync::kNever);
+  config.spool.segment_bytes = 64 << 10;
+  config.spool.max_bytes = 256 << 10;
+  config.buffer.max_bytes = 64 << 10;
+  config.sinks.push_back(FastHttpSink(dead.Url("/e"), "dead"));
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  size_t sent = 0;
+  for (int request = 0; request < 40; ++request) {
+    const std::vector<RayEvent> events =
+        TaskLifecycleEvents(100, "bulk-" + std::to_string(request));
+    ASSERT_TRUE(harness().AddEvents(events).ok());
+    sent += events.size();
+    // The healthy sink keeps up (a lagging one would lose evicted segments too).
+    ASSERT_TRUE(WaitForElements(server_, sent));
+  }
+  ASSERT_TRUE(WaitForElements(server_, sent))
+      << "got " << ElementsOf(server_.Requests()).size() << " of " << sent << ", drops "
+      << harness().sink(0).drops().Total() << " overflow "
+      << harness().sink(0).drops().Total(DropReason::kOverflow) << " evicted "
+      << harness().daemon().spool()->Stats().evicted_segments << " released "
+      << harness().daemon().log().ReleasedPosition(harness().sink(0).cursor()) << " next "
+      << harness().daemon().buffer_snapshot().next_sequence;
+  const spool::Spool& spool = *harness().daemon().spool();
+  ASSERT_TRUE(WaitFor([&] { return spool.Stats().evicted_segments > 0; }));
+  EXPECT_LE(spool.Stats().bytes, config.spool.max_bytes + config.spool.segment_bytes);
+  EXPECT_GT(harness().sink(1).drops().Total(DropReason::kOverflow), 0u);
+  EXPECT_EQ(harness().sink(0).drops().Total(), 0u);
+}
+
 TEST_F(SpoolDaemonTest, ASecondDaemonOnTheDirectoryIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartDaemon(SpoolConfig(SpoolConfig::Sync::kInterval)));
   DaemonHarness second(SpoolConfig(SpoolConfig::Sync::kInterval));

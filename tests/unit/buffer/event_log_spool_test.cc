@@ -28,7 +28,7 @@ class NullListener final : public spool::SpoolListener {
  public:
   explicit NullListener(EventLog& log) : log_(log) {}
   void OnDurable(uint64_t position) override { log_.OnDurable(position); }
-  void OnEvict(const spool::SegmentInfo&) override {}
+  void OnEvict(const spool::SegmentInfo& segment) override { log_.OnSegmentEvicted(segment); }
   void OnHealthChanged(spool::SpoolHealth now, const std::string&) override { health = now; }
   void OnProblem(const std::string&) override {}
   spool::SpoolHealth health = spool::SpoolHealth::kHealthy;
@@ -59,7 +59,7 @@ class EventLogSpoolTest : public ::testing::Test {
   void Open(spool::SpoolOptions options, bool coalesce = false,
             EventLog::Limits limits = {1000, 1 << 20}) {
     options.directory = kDirectory;
-    options.max_bytes = 1 << 30;
+    if (options.max_bytes == 0) options.max_bytes = 1 << 30;
     options.now = [this] { return now_; };
     EventLog::Options log_options;
     log_options.dedup_window_events = 100;
@@ -344,6 +344,30 @@ TEST_F(EventLogSpoolTest, ADamagedRecordIsCountedAsCorruptForTheCursor) {
   EXPECT_EQ(read.size(), 5u);
   EXPECT_EQ(std::count(read.begin(), read.end(), "payload-number-2"), 0);
   EXPECT_EQ(drops.Total(DropReason::kCorrupt), 1u);
+}
+
+// A full spool evicts its oldest segment: a sink that never reads (a dead
+// endpoint) counts what it loses there as overflow and moves past it, so
+// the disk stays bounded and every event is read or counted.
+TEST_F(EventLogSpoolTest, AFullSpoolEvictsTheOldestSegmentCountingWhatEachCursorLoses) {
+  ASSERT_NO_FATAL_FAILURE(
+      Open({.max_bytes = 4096, .segment_bytes = 1024, .sync = spool::SyncMode::kAlways},
+           /*coalesce=*/false, EventLog::Limits{.max_events = 8, .max_bytes = 1 << 20}));
+  DropCounters drops;
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  size_t sent = 0;
+  for (int request = 0; request < 40; ++request) {
+    std::vector<std::string> payloads;
+    for (int i = 0; i < 4; ++i) payloads.push_back(std::string(60, 'a' + (sent++ % 26)));
+    AppendAsync(payloads);
+    spool_->Pump();
+  }
+  EXPECT_LE(spool_->Stats().bytes, 4096u + 1024u);
+  EXPECT_GT(spool_->Stats().evicted_segments, 0u);
+  const uint64_t dropped = drops.Total(DropReason::kOverflow);
+  EXPECT_GT(dropped, 0u);
+  const std::vector<std::string> read = ReadAllOf(cursor);
+  EXPECT_EQ(read.size() + dropped, sent) << "every event read or counted";
 }
 
 }  // namespace
