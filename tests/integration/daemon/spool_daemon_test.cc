@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "common/asio.h"
 #include "http/http_client.h"
 #include "spool/ledger.h"
 #include "spool/spool.h"
