@@ -170,28 +170,34 @@ absl::Status Daemon::OpenSpool() {
   return absl::OkStatus();
 }
 
+std::vector<std::pair<std::string, EventReader::CursorId>> Daemon::SinkCursors() const {
+  std::vector<std::pair<std::string, EventReader::CursorId>> cursors;
+  for (const auto& sink : sinks_) cursors.emplace_back(sink->name(), sink->cursor());
+  for (const auto& sink : object_sinks_) cursors.emplace_back(sink->name(), sink->cursor());
+  return cursors;
+}
+
 void Daemon::ResumeSinks() {
   const spool::LedgerState& ledger = spool_->ledger();
-  for (const auto& sink : sinks_) {
+  for (const auto& [sink_name, cursor] : SinkCursors()) {
     // Without a ledger (none yet, or moved aside as unreadable) every sink
     // starts at the oldest record on disk: duplicates, never a loss. A sink
     // the ledger does not name is new and starts with this run.
     std::optional<uint64_t> position;
     if (ledger.positions.empty()) position = 0;
     for (const auto& [name, released] : ledger.positions) {
-      if (name == sink->name()) position = released;
+      if (name == sink_name) position = released;
     }
     if (!position || *position >= spool_->first_sequence()) continue;
-    log_.ResumeCursor(sink->cursor(), *position);
-    logger_->info("sink resumes from the spool sink={} position={}", sink->name(), *position);
+    log_.ResumeCursor(cursor, *position);
+    logger_->info("sink resumes from the spool sink={} position={}", sink_name, *position);
   }
 }
 
 void Daemon::PublishSpoolPositions() {
   std::vector<std::pair<std::string, uint64_t>> positions;
-  positions.reserve(sinks_.size());
-  for (const auto& sink : sinks_) {
-    positions.emplace_back(sink->name(), log_.ReleasedPosition(sink->cursor()));
+  for (const auto& [name, cursor] : SinkCursors()) {
+    positions.emplace_back(name, log_.ReleasedPosition(cursor));
   }
   spool_link_->PublishPositions(*spool_, std::move(positions));
 }
@@ -307,10 +313,11 @@ std::string Daemon::RenderMetricsPage() const {
     if (IsObjectStoreSinkUrl(sink_config.url) && next_object_sink != object_sinks_.end()) {
       const ObjectSink& sink = **next_object_sink++;
       sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats(),
-                       &sink.object_counters()});
+                       &sink.object_counters(), log_.ReleasedPosition(sink.cursor())});
     } else if (next_sink != sinks_.end()) {
       const Sink& sink = **next_sink++;
-      sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats()});
+      sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats(), nullptr,
+                       log_.ReleasedPosition(sink.cursor())});
     }
   }
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,

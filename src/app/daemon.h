@@ -90,6 +90,8 @@ class Daemon {
   // Moves each sink's cursor back to its ledger position from an earlier
   // run, so it reads the spool from there. Before the sinks start.
   void ResumeSinks();
+  // Every sink's (name, cursor), HTTP and object-store sinks alike.
+  std::vector<std::pair<std::string, EventReader::CursorId>> SinkCursors() const;
   // The sinks' released positions to the spool's ledger (after releases).
   void PublishSpoolPositions();
   absl::Status StartHttpIngest();

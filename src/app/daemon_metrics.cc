@@ -202,9 +202,9 @@ constexpr Family kFamilies[] = {
       "Entries after the sink's released position (spool only)."},
      [](const MetricsInput& in, MetricSamples& out) {
        if (in.spool == nullptr || in.log == nullptr) return;
-       for (const auto& sink : in.sinks) {
-         const uint64_t released = in.log->ReleasedPosition(sink->cursor());
-         out.Add({sink->name()},
+       for (const SinkMetricsSource& sink : in.sinks) {
+         const uint64_t released = sink.released_position;
+         out.Add({sink.name},
                  in.buffer.next_sequence - std::min(released, in.buffer.next_sequence));
        }
      }},
@@ -214,8 +214,8 @@ constexpr Family kFamilies[] = {
       "Age of the segment holding the sink's oldest unsent event (spool only)."},
      [](const MetricsInput& in, MetricSamples& out) {
        if (in.spool == nullptr || in.log == nullptr) return;
-       for (const auto& sink : in.sinks) {
-         const uint64_t released = in.log->ReleasedPosition(sink->cursor());
+       for (const SinkMetricsSource& sink : in.sinks) {
+         const uint64_t released = sink.released_position;
          double age = 0;
          if (released < in.buffer.next_sequence) {
            const auto location = in.spool->segments().Locate(released);
@@ -226,7 +226,7 @@ constexpr Family kFamilies[] = {
                  0.0, in.unix_now_seconds - static_cast<double>(segment->created_unix_ms) / 1000.0);
            }
          }
-         out.Add({sink->name()}, age);
+         out.Add({sink.name}, age);
        }
      }},
 

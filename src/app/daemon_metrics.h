@@ -38,6 +38,8 @@ struct SinkMetricsSource {
   const SinkRequestStats& request_stats;
   // Object-store sinks only.
   const ObjectSinkCounters* object = nullptr;
+  // The sink's released position in the event log (its backlog with a spool).
+  uint64_t released_position = 0;
 };
 
 // What the daemon's metrics are read from, at one scrape.
