@@ -57,10 +57,10 @@ void HttpClient::CloseSocket() {
   Tcp().close();
 }
 
-asio::awaitable<HttpResult> HttpClient::Post(std::string body, HttpHeaders extra_headers) {
+asio::awaitable<HttpResult> HttpClient::Post(std::string_view body, HttpHeaders extra_headers) {
   if (in_flight_) co_return HttpResult{asio::error::already_started, {}};
   if (url_.scheme == "https" && !tls_) co_return HttpResult{asio::error::no_protocol_option, {}};
-  auto request = BuildPostRequest(url_, std::move(body), extra_headers);
+  auto request = BuildPostRequest(url_, body, extra_headers);
   if (!request.ok()) co_return HttpResult{asio::error::invalid_argument, {}};
   co_return co_await Send(*std::move(request));
 }
@@ -70,7 +70,7 @@ asio::awaitable<HttpResult> HttpClient::Get() {
   co_return co_await Send(BuildGetRequest(url_));
 }
 
-asio::awaitable<HttpResult> HttpClient::Send(http::request<http::string_body> request) {
+asio::awaitable<HttpResult> HttpClient::Send(OutgoingHttpRequest request) {
   // Plain assignments, not an RAII guard: if the io_context is destroyed with
   // this frame suspended, the frame may be destroyed after the client.
   in_flight_ = true;
@@ -143,9 +143,9 @@ asio::awaitable<error_code> HttpClient::Handshake(Clock::time_point deadline) {
   co_return ec;
 }
 
-asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(
-    const http::request<http::string_body>& request, Clock::time_point deadline,
-    uint64_t close_generation) {
+asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(const OutgoingHttpRequest& request,
+                                                          Clock::time_point deadline,
+                                                          uint64_t close_generation) {
   if (!connected_) {
     Attempt attempt;
     attempt.result.error = co_await Connect(deadline, close_generation);
@@ -156,9 +156,10 @@ asio::awaitable<HttpClient::Attempt> HttpClient::Exchange(
 }
 
 template <typename Stream>
-asio::awaitable<HttpClient::Attempt> HttpClient::ExchangeOn(
-    Stream& stream, const http::request<http::string_body>& request, Clock::time_point deadline,
-    uint64_t close_generation) {
+asio::awaitable<HttpClient::Attempt> HttpClient::ExchangeOn(Stream& stream,
+                                                            const OutgoingHttpRequest& request,
+                                                            Clock::time_point deadline,
+                                                            uint64_t close_generation) {
   Attempt attempt;
   error_code ec;
   Tcp().expires_at(deadline);

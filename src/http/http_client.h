@@ -56,7 +56,8 @@ class HttpClient {
   // Destroy only while no Post is in flight (the owner awaits its Posts).
   ~HttpClient() = default;
 
-  // Sends one POST of `body` to the URL's target; one call at a time per
+  // Sends one POST of `body` (the caller keeps it alive until the call
+  // returns) to the URL's target; one call at a time per
   // client (an overlapping call fails with asio::error::already_started).
   // Never throws for network failures: they are in HttpResult::error. An
   // invalid extra header (see BuildPostRequest) fails with
@@ -67,7 +68,7 @@ class HttpClient {
   // on a fresh connection; the fresh connection's outcome is returned as is.
   // The connection is closed on any error, on timeout, on body truncation and
   // when the server does not keep it alive.
-  asio::awaitable<HttpResult> Post(std::string body, HttpHeaders extra_headers);
+  asio::awaitable<HttpResult> Post(std::string_view body, HttpHeaders extra_headers);
 
   // One GET of the URL's target, with the same deadline, reuse and error
   // rules as Post (probe mode).
@@ -96,20 +97,19 @@ class HttpClient {
   asio::awaitable<boost::system::error_code> Handshake(
       std::chrono::steady_clock::time_point deadline);
   // `request` lives in Post's frame, which awaits this call directly.
-  asio::awaitable<Attempt> Exchange(const http::request<http::string_body>& request,
+  asio::awaitable<Attempt> Exchange(const OutgoingHttpRequest& request,
                                     std::chrono::steady_clock::time_point deadline,
                                     uint64_t close_generation);
   // Write and read on `stream` (stream_ or *tls_stream_).
   template <typename Stream>
-  asio::awaitable<Attempt> ExchangeOn(Stream& stream,
-                                      const http::request<http::string_body>& request,
+  asio::awaitable<Attempt> ExchangeOn(Stream& stream, const OutgoingHttpRequest& request,
                                       std::chrono::steady_clock::time_point deadline,
                                       uint64_t close_generation);
   // The TCP layer in use: stream_ for http, tls_stream_'s for https.
   beast::tcp_stream& Tcp() { return tls_stream_ ? tls_stream_->next_layer() : stream_; }
   void CloseSocket();
   // Sends a prepared request: Post's and Get's shared body.
-  asio::awaitable<HttpResult> Send(http::request<http::string_body> request);
+  asio::awaitable<HttpResult> Send(OutgoingHttpRequest request);
 
   asio::any_io_executor executor_;
   Url url_;

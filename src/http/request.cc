@@ -18,9 +18,9 @@ beast::string_view ToBeast(std::string_view text) { return {text.data(), text.si
 
 }  // namespace
 
-absl::StatusOr<http::request<http::string_body>> BuildPostRequest(
-    const Url& url, std::string body, const HttpHeaders& extra_headers) {
-  http::request<http::string_body> request{http::verb::post, url.target, 11};
+absl::StatusOr<OutgoingHttpRequest> BuildPostRequest(const Url& url, std::string_view body,
+                                                     const HttpHeaders& extra_headers) {
+  OutgoingHttpRequest request{http::verb::post, url.target, 11};
   request.set(http::field::host, url.host_header);
   request.set(http::field::user_agent, ToBeast(kUserAgent));
   request.set(http::field::accept, "*/*");
@@ -36,13 +36,13 @@ absl::StatusOr<http::request<http::string_body>> BuildPostRequest(
     if (IsFramingHeader(name)) continue;
     request.set(name, value);
   }
-  request.body() = std::move(body);
+  request.body() = {body.data(), body.size()};
   request.prepare_payload();
   return request;
 }
 
-http::request<http::string_body> BuildGetRequest(const Url& url) {
-  http::request<http::string_body> request{http::verb::get, url.target, 11};
+OutgoingHttpRequest BuildGetRequest(const Url& url) {
+  OutgoingHttpRequest request{http::verb::get, url.target, 11};
   request.set(http::field::host, url.host_header);
   request.set(http::field::user_agent, ToBeast(kUserAgent));
   request.set(http::field::accept, "*/*");

@@ -18,16 +18,20 @@ extern const std::string_view kUserAgent;
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
+// A request whose body is a view of the caller's bytes: a sink's batch body
+// (hundreds of KiB) is sent from where it was encoded, never copied.
+using OutgoingHttpRequest = http::request<http::span_body<const char>>;
+
 // POST url.target HTTP/1.1 with Host, User-Agent, Accept: */*,
 // Content-Type: application/json and Content-Length. `extra_headers` are
 // applied afterwards and replace a default of the same name (e.g. another
 // Content-Type); Content-Length and Transfer-Encoding are always derived from
-// the body. A header name that is not an HTTP token, or a value containing
-// CR, LF or NUL (header injection), is an InvalidArgument error.
-absl::StatusOr<http::request<http::string_body>> BuildPostRequest(const Url& url, std::string body,
-                                                                  const HttpHeaders& extra_headers);
+// the body, which must outlive the request. A header name that is not an HTTP token, or a value
+// containing CR, LF or NUL (header injection), is an InvalidArgument error.
+absl::StatusOr<OutgoingHttpRequest> BuildPostRequest(const Url& url, std::string_view body,
+                                                     const HttpHeaders& extra_headers);
 
 // GET url.target HTTP/1.1 with Host, User-Agent and Accept: */* (probe mode).
-http::request<http::string_body> BuildGetRequest(const Url& url);
+OutgoingHttpRequest BuildGetRequest(const Url& url);
 
 }  // namespace rayagg

@@ -57,6 +57,10 @@ void Batcher::Refill() {
 
 OutgoingBatch Batcher::Encode(EncodeDrops& dropped) {
   OutgoingBatch batch;
+  if (!spares_.empty()) {
+    batch = std::move(spares_.back());
+    spares_.pop_back();
+  }
   std::string& body = batch.body;
   full_by_bytes_ = false;
   body.reserve(std::min<size_t>(config_.max_bytes, staged_.byte_size() * 2 + 2));
@@ -108,6 +112,12 @@ OutgoingBatch Batcher::Encode(EncodeDrops& dropped) {
 
 bool Batcher::Release(const PositionRange& range) {
   return reader_.Release(cursor_, range.begin, range.end);
+}
+
+void Batcher::Recycle(OutgoingBatch batch, size_t keep) {
+  if (spares_.size() >= keep) return;
+  batch.Clear();
+  spares_.push_back(std::move(batch));
 }
 
 void Batcher::CountDropped(const EventBatch& events, size_t first, DropReason reason) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
@@ -62,6 +63,14 @@ class Batcher {
   // cursor; false if the reader refused it (released twice: a bug).
   bool Release(const PositionRange& range);
 
+  // Takes back a finished batch's buffers for a later Encode, keeping at most
+  // `keep` of them (the sink's slots: no more buffers exist than batches in
+  // flight). A body is hundreds of KiB: a fresh one per batch is mapped,
+  // page-faulted in and unmapped again, which costs a plain sink more CPU
+  // than encoding does.
+  void Recycle(OutgoingBatch batch, size_t keep);
+  size_t spare_batches() const { return spares_.size(); }
+
   // Counts every staged and unread event as dropped for `reason` and
   // releases them (shutdown at the drain deadline).
   void DropUndelivered(DropReason reason);
@@ -78,8 +87,9 @@ class Batcher {
   std::unique_ptr<EventJsonEncoder> encoder_;
   DropCounters& drops_;
 
-  EventBatch staged_;       // read from the cursor, not yet in a batch
-  size_t staged_next_ = 0;  // first staged event not yet in a batch
+  std::vector<OutgoingBatch> spares_;  // emptied, capacity kept; see Recycle
+  EventBatch staged_;                  // read from the cursor, not yet in a batch
+  size_t staged_next_ = 0;             // first staged event not yet in a batch
   bool full_by_bytes_ = false;
   // Position where the next batch's range begins, and where the last read
   // ended; known once the cursor has been read.

@@ -11,7 +11,7 @@ HttpTransport::HttpTransport(asio::any_io_executor executor, Url url, const Sink
 asio::awaitable<DeliveryOutcome> HttpTransport::Deliver(std::string_view body) {
   absl::StatusOr<PreparedRequest> request = preparer_.Prepare(body);
   if (!request.ok()) co_return DeliveryOutcome{false, std::string(request.status().message())};
-  HttpResult result = co_await client_.Post(std::move(request->body), std::move(request->headers));
+  HttpResult result = co_await client_.Post(request->body(), std::move(request->headers));
   if (result.error) {
     co_return DeliveryOutcome{.failure = result.error.message(),
                               .reason = result.error == asio::error::timed_out

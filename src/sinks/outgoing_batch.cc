@@ -22,4 +22,14 @@ OutgoingBatch OutgoingBatch::Slice(size_t first, size_t last) const {
   return slice;
 }
 
+void OutgoingBatch::Clear() {
+  body.clear();
+  begins.clear();
+  ends.clear();
+  types.clear();
+  received.clear();
+  positions.clear();
+  range = {};
+}
+
 }  // namespace rayagg

@@ -25,6 +25,8 @@ struct OutgoingBatch {
   PositionRange range;
 
   size_t size() const { return types.size(); }
+  // Empties the batch and keeps its buffers' capacity (Batcher::Recycle).
+  void Clear();
 
   // Elements [first, last) as a batch of their own. The range is cut at
   // element `first`'s and `last`'s positions, so the slices of a batch tile

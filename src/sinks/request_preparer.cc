@@ -19,10 +19,11 @@ absl::StatusOr<PreparedRequest> RequestPreparer::Prepare(std::string_view body) 
     prepared.headers.emplace_back("Authorization", "Bearer " + *token);
   }
   if (compression_ == Compression::kGzip) {
-    if (absl::Status status = GzipCompress(body, prepared.body); !status.ok()) return status;
+    prepared.compressed.emplace();
+    if (absl::Status status = GzipCompress(body, *prepared.compressed); !status.ok()) return status;
     prepared.headers.emplace_back("Content-Encoding", "gzip");
   } else {
-    prepared.body.assign(body);
+    prepared.batch_body = body;
   }
   return prepared;
 }

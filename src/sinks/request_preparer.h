@@ -16,7 +16,12 @@
 namespace rayagg {
 
 struct PreparedRequest {
-  std::string body;
+  // What to send: the gzip'd body when the sink compresses, else the batch
+  // body Prepare() was given, not copied (the batch outlives the request).
+  std::string_view body() const { return compressed ? std::string_view(*compressed) : batch_body; }
+
+  std::string_view batch_body;
+  std::optional<std::string> compressed;
   HttpHeaders headers;
 };
 

@@ -211,6 +211,7 @@ asio::awaitable<void> Sink::DeliverBatch(Slot& slot, OutgoingBatch batch, Steady
       // Not released: the next run resumes before it.
     } else {
       ReleaseBatch(current);  // delivered or dropped
+      batcher_->Recycle(std::move(current), slots_.size());
     }
   }
 }

@@ -235,6 +235,42 @@ TEST_F(BatcherTest, BatchesReleasedOutOfOrderMoveThePositionOnlyWhenAllBeforeAre
   EXPECT_EQ(reader_.ReleasedPosition(cursor_), 30u);
 }
 
+// A finished batch's buffers are reused by a later one (no fresh body per
+// batch), emptied first, and no more are kept than asked for.
+TEST_F(BatcherTest, RecycledBatchBuffersAreReusedEmptiedAndBounded) {
+  Append(30);
+  OutgoingBatch a = Cut();
+  const std::string first_body = a.body;
+  const char* const reused = a.body.data();
+  EXPECT_TRUE(batcher_.Release(a.range));
+  batcher_.Recycle(std::move(a), /*keep=*/1);
+  const OutgoingBatch b = Cut();
+  EXPECT_EQ(b.body.data(), reused);
+  EXPECT_EQ(b.size(), 10u);
+  EXPECT_EQ(b.positions, (std::vector<uint64_t>{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
+  EXPECT_EQ(b.range, (PositionRange{10, 20}));
+  ASSERT_EQ(nlohmann::json::parse(b.body).size(), 10u);
+  EXPECT_NE(b.body, first_body);
+
+  // A recycled batch's positions are gone with it: the next cut goes on from
+  // the read position, not from the recycled batch's range.
+  OutgoingBatch c = Cut();
+  EXPECT_EQ(c.range, (PositionRange{20, 30}));
+  batcher_.Recycle(std::move(c), /*keep=*/1);
+  Append(10);
+  const OutgoingBatch d = Cut();
+  EXPECT_EQ(d.range, (PositionRange{30, 40}));
+  EXPECT_EQ(d.positions.front(), 30u);
+  EXPECT_EQ(d.size(), 10u);
+  EXPECT_EQ(batcher_.spare_batches(), 0u);
+
+  // No more are kept than asked for.
+  batcher_.Recycle(OutgoingBatch{}, /*keep=*/2);
+  batcher_.Recycle(OutgoingBatch{}, /*keep=*/2);
+  batcher_.Recycle(OutgoingBatch{}, /*keep=*/2);
+  EXPECT_EQ(batcher_.spare_batches(), 2u);
+}
+
 // Parts of a coalesced entry the merger refused share a position. Cut
 // between batches, the entry belongs to the later batch's range; the earlier
 // one's range ends at it, so the position passes the entry only when both

@@ -26,9 +26,12 @@ TEST(RequestPreparerTest, PlainBodyWithStaticHeaders) {
   SinkConfig config;
   config.headers = {{"X-Tenant", "team-a"}, {"X-Api-Key", "s3cret"}};
   RequestPreparer preparer(config);
-  absl::StatusOr<PreparedRequest> prepared = preparer.Prepare("[1,2]");
+  const std::string body = "[1,2]";
+  absl::StatusOr<PreparedRequest> prepared = preparer.Prepare(body);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
-  EXPECT_EQ(prepared->body, "[1,2]");
+  EXPECT_EQ(prepared->body(), "[1,2]");
+  // Sent from the batch's own bytes: a batch body is hundreds of KiB.
+  EXPECT_EQ(prepared->body().data(), body.data());
   EXPECT_EQ(prepared->headers, (HttpHeaders{{"X-Tenant", "team-a"}, {"X-Api-Key", "s3cret"}}));
 }
 
@@ -39,7 +42,7 @@ TEST(RequestPreparerTest, GzipCompressesAndSaysSo) {
   absl::StatusOr<PreparedRequest> prepared = preparer.Prepare("[{\"a\":1}]");
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(HeaderValue(prepared->headers, "Content-Encoding"), "gzip");
-  EXPECT_EQ(test::Gunzip(prepared->body), "[{\"a\":1}]");
+  EXPECT_EQ(test::Gunzip(prepared->body()), "[{\"a\":1}]");
 }
 
 TEST(RequestPreparerTest, BearerTokenIsReadTrimmedAndReReadWhenRotated) {
