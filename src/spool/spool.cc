@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(FileSystem& fs, SpoolOptions 
                                                              ledger.status().message()));
   }
   std::unique_ptr<Spool> spool(new Spool(fs, std::move(options), *std::move(opened)));
+  MutexLock lock(spool->ledger_mutex_);
   spool->ledger_writer_ = *std::move(ledger);
   return spool;
 }
@@ -144,6 +145,7 @@ void Spool::UpdatePositions(std::vector<std::pair<std::string, uint64_t>> positi
     min_released_ = min_released;
     positions_dirty_ = true;
   }
+  WriteLedger();
   wake_.SignalAll();
 }
 
@@ -194,7 +196,9 @@ void Spool::PumpOnce(bool stopping) {
   }
   listener_->OnDurable(writer_->durable());
   if (positions_dirty || stopping) {
-    WriteLedger();
+    // UpdatePositions wrote the ledger already; again on a clean stop, or
+    // if that write failed.
+    WriteLedger(/*only_if_failed=*/!stopping);
     FreeReleased();
   }
   CompleteReady();
@@ -339,15 +343,23 @@ void Spool::MakeRoom(uint64_t bytes) {
   }
 }
 
-void Spool::WriteLedger() {
+void Spool::WriteLedger(bool only_if_failed) {
+  // Positions are read under the ledger's lock, so two writers never put
+  // an older state over a newer one.
+  MutexLock ledger_lock(ledger_mutex_);
+  if (only_if_failed && !ledger_failed_) return;
   std::vector<std::pair<std::string, uint64_t>> positions;
   {
     MutexLock lock(mutex_);
     positions = positions_;
   }
-  if (absl::Status written = ledger_writer_->Write(positions); !written.ok()) {
+  const absl::Status written = ledger_writer_->Write(positions);
+  ledger_failed_ = !written.ok();
+  if (!written.ok()) {
     ++ledger_errors_;
-    listener_->OnProblem(strings::Cat("cannot write the spool ledger: ", written.message()));
+    if (listener_ != nullptr) {
+      listener_->OnProblem(strings::Cat("cannot write the spool ledger: ", written.message()));
+    }
   }
 }
 

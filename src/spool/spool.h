@@ -150,7 +150,10 @@ class Spool {
   void Submit(uint64_t end, Completion done);
 
   // Sinks' released positions (name -> position) for the ledger, and the
-  // smallest of them: segments wholly below it are deleted.
+  // smallest of them: segments wholly below it are deleted (by the writer
+  // thread). The ledger is written here, on the releasing thread, before
+  // the sink can deliver anything more: a crash then replays at most the
+  // batches in flight. Thread-safe.
   void UpdatePositions(std::vector<std::pair<std::string, uint64_t>> positions,
                        uint64_t min_released);
 
@@ -188,7 +191,9 @@ class Spool {
   void FreeReleased();
   void MakeRoom(uint64_t bytes);
   void RemoveSegment(const SegmentInfo& segment, bool evicted);
-  void WriteLedger();
+  // Writes positions_ as they are now. `only_if_failed`: only when the last
+  // write failed (the writer thread's retry).
+  void WriteLedger(bool only_if_failed = false) ABSL_LOCKS_EXCLUDED(ledger_mutex_, mutex_);
   // Completes every waiting request the writer's position now covers (or
   // all of them while down).
   void CompleteReady();
@@ -206,7 +211,10 @@ class Spool {
   RecordSource* source_ = nullptr;
   SpoolListener* listener_ = nullptr;
   std::unique_ptr<SpoolWriter> writer_;  // writer thread only
-  std::unique_ptr<LedgerWriter> ledger_writer_;
+  // Written by UpdatePositions (releasing threads) and the writer thread.
+  Mutex ledger_mutex_;
+  std::unique_ptr<LedgerWriter> ledger_writer_ ABSL_GUARDED_BY(ledger_mutex_);
+  bool ledger_failed_ ABSL_GUARDED_BY(ledger_mutex_) = false;  // the last write failed
   std::atomic<SpoolHealth> health_{SpoolHealth::kHealthy};
   std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::steady_clock::time_point sync_at_{};

@@ -4,16 +4,11 @@
 // --version tests read it, because there the output is the point.
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,14 +42,13 @@
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/sample_events.h"
+#include "support/subprocess.h"
 #include "support/temp_dir.h"
 #include "support/test_http_server.h"
 
 #ifndef RAYAGG_BINARY
 #error "RAYAGG_BINARY must name the ray-event-aggregator executable"
 #endif
-
-extern char** environ;
 
 namespace rayagg::test {
 namespace {
@@ -71,119 +65,6 @@ std::string ReadFile(const std::string& path) {
 void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-}
-
-// One run of the binary. Killed (SIGKILL) and reaped on destruction if still
-// running, so a failing test never leaves a daemon behind.
-class Subprocess {
- public:
-  // Starts RAYAGG_BINARY with `args`; stdout and stderr go to the given files.
-  // Ray's RAY_* variables are removed from its environment: the test's
-  // config must be the only input.
-  Subprocess(const std::vector<std::string>& args, const std::string& stdout_path,
-             const std::string& stderr_path) {
-    std::vector<std::string> argv_strings = {RAYAGG_BINARY};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& arg : argv_strings) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (char** var = environ; *var != nullptr; ++var) {
-      if (std::strncmp(*var, "RAY_", 4) != 0) envp.push_back(*var);
-    }
-    envp.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    // A clean signal state, whatever the test runner blocked or ignored.
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t no_signals;
-    sigemptyset(&no_signals);
-    sigset_t default_signals;
-    sigemptyset(&default_signals);
-    sigaddset(&default_signals, SIGTERM);
-    sigaddset(&default_signals, SIGINT);
-    sigaddset(&default_signals, SIGPIPE);
-    posix_spawnattr_setsigmask(&attributes, &no_signals);
-    posix_spawnattr_setsigdefault(&attributes, &default_signals);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const int error =
-        posix_spawn(&pid_, RAYAGG_BINARY, &actions, &attributes, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (error != 0) {
-      throw std::runtime_error(std::string("posix_spawn failed: ") + std::strerror(error));
-    }
-    // A pidfd turns "wait for exit with a deadline" into a poll(), no sleeps.
-    pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
-  }
-
-  ~Subprocess() {
-    if (!exit_status_) {
-      kill(pid_, SIGKILL);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-    if (pidfd_ >= 0) close(pidfd_);
-  }
-
-  pid_t pid() const { return pid_; }
-  int pidfd() const { return pidfd_; }
-
-  void Signal(int signal_number) { ASSERT_EQ(kill(pid_, signal_number), 0); }
-
-  // The raw waitpid status once the process has exited within `timeout`.
-  std::optional<int> WaitForExit(milliseconds timeout) {
-    if (exit_status_) return exit_status_;
-    const auto reaped = [this] {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
-      exit_status_ = status;
-      return true;
-    };
-    // No pidfd (old kernel or a sandbox): poll for the exit.
-    if (pidfd_ < 0) return WaitFor(reaped, timeout) ? exit_status_ : std::nullopt;
-    const WaitDeadline deadline(timeout);
-    while (!reaped()) {
-      if (deadline.Passed()) return std::nullopt;
-      pollfd exited{pidfd_, POLLIN, 0};
-      poll(&exited, 1, deadline.RemainingMs());
-    }
-    return exit_status_;
-  }
-
-  bool Running() {
-    if (exit_status_) return false;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      exit_status_ = status;
-      return false;
-    }
-    return true;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int pidfd_ = -1;
-  std::optional<int> exit_status_;
-};
-
-// "exited with 0", "exited with 2", "killed by signal 6": readable failures.
-std::string DescribeStatus(const std::optional<int>& status) {
-  if (!status) return "still running";
-  if (WIFEXITED(*status)) return "exited with " + std::to_string(WEXITSTATUS(*status));
-  if (WIFSIGNALED(*status)) return "killed by signal " + std::to_string(WTERMSIG(*status));
-  return "status " + std::to_string(*status);
-}
-
-bool ExitedWith(const std::optional<int>& status, int code) {
-  return status && WIFEXITED(*status) && WEXITSTATUS(*status) == code;
 }
 
 // A TCP port that is taken (we hold it bound and listening) for as long as
@@ -226,7 +107,7 @@ class BinaryTest : public ::testing::Test {
   std::string port_path() const { return dir_.Path("port"); }
 
   std::unique_ptr<Subprocess> Run(const std::vector<std::string>& args) {
-    return std::make_unique<Subprocess>(args, stdout_path(), stderr_path());
+    return std::make_unique<Subprocess>(RAYAGG_BINARY, args, stdout_path(), stderr_path());
   }
 
   // Writes `yaml` as the config file and returns its path.
@@ -253,33 +134,14 @@ class BinaryTest : public ::testing::Test {
            sink_extra + top_extra;
   }
 
-  // Waits for the port file (written by rename once serving). Wakes on
-  // directory events (inotify) and on the process exiting (pidfd).
+  // Waits for the port file (written by rename once serving).
   std::optional<int> WaitForPortFile(Subprocess& process, milliseconds timeout) {
-    const int inotify = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (inotify >= 0) inotify_add_watch(inotify, dir_.path().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE);
-    const WaitDeadline deadline(timeout);
-    std::optional<int> port;
-    while (true) {
-      if (std::filesystem::exists(port_path())) {
-        port_file_text_ = ReadFile(port_path());
-        try {
-          port = std::stoi(port_file_text_);
-        } catch (const std::exception&) {
-        }
-        break;
-      }
-      if (!process.Running() || deadline.Passed()) break;
-      pollfd fds[2] = {{inotify, POLLIN, 0}, {process.pidfd(), POLLIN, 0}};
-      // Without inotify or pidfd, the short timeout makes this a bounded poll.
-      const bool event_driven = inotify >= 0 && process.pidfd() >= 0;
-      poll(fds, 2, event_driven ? deadline.RemainingMs() : std::min(deadline.RemainingMs(), 10));
-      char drain[4096];
-      while (inotify >= 0 && read(inotify, drain, sizeof(drain)) > 0) {
-      }
+    port_file_text_ = WaitForFile(process, port_path(), timeout).value_or("");
+    try {
+      return std::stoi(port_file_text_);
+    } catch (const std::exception&) {
+      return std::nullopt;
     }
-    if (inotify >= 0) close(inotify);
-    return port;
   }
 
   TempDir dir_;
@@ -346,7 +208,7 @@ TEST_F(BinaryTest, ObjectStoreSinkWritesTheKubeRayLayoutIntoADirectory) {
   std::vector<RayEvent> second;
   for (int i = 21; i < 30; ++i) second.push_back(ObjectTestEvent(i, other_session));
   ASSERT_TRUE(AddEvents(*stub, RequestOf(second)).ok());
-  daemon->Signal(SIGTERM);  // uploads what is still open
+  ASSERT_TRUE(daemon->Signal(SIGTERM));  // uploads what is still open
   const auto status = daemon->WaitForExit(milliseconds(60'000));
   ASSERT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 
@@ -412,7 +274,7 @@ TEST_F(BinaryTest, PortZeroAndPortFileThenServesUntilSigterm) {
   ASSERT_TRUE(WaitForElements(server_, events.size()));
   for (const auto& request : server_.Requests()) EXPECT_EQ(request.target, "/ray/events");
 
-  daemon->Signal(SIGTERM);
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
   const auto status = daemon->WaitForExit(milliseconds(5000));
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
@@ -427,8 +289,8 @@ TEST_F(BinaryTest, ASecondDaemonOnTheSpoolDirectoryExitsNonZero) {
   ASSERT_TRUE(port.has_value()) << DescribeStatus(first->WaitForExit(milliseconds(0)));
 
   const std::string second_stderr = dir_.Path("second-stderr.txt");
-  Subprocess second({"--config", config, "--grpc-port", "0"}, dir_.Path("second-stdout.txt"),
-                    second_stderr);
+  Subprocess second(RAYAGG_BINARY, {"--config", config, "--grpc-port", "0"},
+                    dir_.Path("second-stdout.txt"), second_stderr);
   const auto status = second.WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
   EXPECT_NE(ReadFile(second_stderr).find("is in use by another process"), std::string::npos)
@@ -438,7 +300,7 @@ TEST_F(BinaryTest, ASecondDaemonOnTheSpoolDirectoryExitsNonZero) {
   const std::vector<RayEvent> events = TaskLifecycleEvents(3, "first-daemon");
   ASSERT_TRUE(AddEvents(*stub, RequestOf(events)).ok());
   ASSERT_TRUE(WaitForElements(server_, events.size()));
-  first->Signal(SIGTERM);
+  ASSERT_TRUE(first->Signal(SIGTERM));
   EXPECT_TRUE(ExitedWith(first->WaitForExit(kWaitTimeout), 0));
 }
 
@@ -465,7 +327,7 @@ TEST_P(StopSignalTest, FlushesBufferedEventsBeforeExit) {
   }
   ASSERT_EQ(server_.RequestCount(), 0u) << "the batch window should still be open";
 
-  daemon->Signal(GetParam());
+  ASSERT_TRUE(daemon->Signal(GetParam()));
   const auto status = daemon->WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 
@@ -495,7 +357,7 @@ TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {
   ASSERT_TRUE(AddEvents(*stub, RequestOf(TaskLifecycleEvents(3, "undeliverable"))).ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 
-  daemon->Signal(SIGTERM);
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
   // Bounded by drain_timeout + request_timeout (+ the daemon's 1 s margin).
   const auto status = daemon->WaitForExit(milliseconds(5000));
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
@@ -605,11 +467,11 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 
   WriteFile(config, "sinks: [{url: 12}]\n");  // invalid: refused on SIGHUP
-  daemon->Signal(SIGHUP);
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(Probe(readyz).ok);
   EXPECT_TRUE(daemon->Running());
 
-  daemon->Signal(SIGTERM);
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
   // Draining: still running (the hung request holds the drain), not ready.
   EXPECT_TRUE(WaitFor([&] {
     const ProbeResult result = Probe(readyz);
@@ -656,18 +518,18 @@ TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
   ASSERT_EQ(reloads("failure"), 0.0);
 
   WriteFile(config, "sinks: [{url: 12}]\n");  // does not load
-  daemon->Signal(SIGHUP);
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitFor([&] { return reloads("failure") == 1.0; }))
       << reloads("failure").value_or(-1);
   EXPECT_EQ(reloads("success"), 0.0);
   EXPECT_TRUE(daemon->Running());
 
   WriteFile(config, valid_yaml);
-  daemon->Signal(SIGHUP);
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitFor([&] { return reloads("success") == 1.0; }));
   EXPECT_EQ(reloads("failure"), 1.0);
 
-  daemon->Signal(SIGTERM);
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
   const auto status = daemon->WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
@@ -693,10 +555,10 @@ TEST_F(BinaryTest, SighupMovesASinkToItsNewUrlKeepingBufferedEvents) {
   yaml.replace(yaml.find(server_.Url("/ray/events")), server_.Url("/ray/events").size(),
                fixed.Url("/moved"));
   WriteFile(config, yaml);
-  daemon->Signal(SIGHUP);
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitForElements(fixed, 10));
   EXPECT_TRUE(daemon->Running());
-  daemon->Signal(SIGTERM);
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
   const auto status = daemon->WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
