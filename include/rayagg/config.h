@@ -211,6 +211,25 @@ struct IngestAuthConfig {
   std::string token;  // a secret: never logged
 };
 
+// `http_ingest.limits:` and `ops.limits:` — what one HTTP listener lets a
+// peer hold (docs/SECURITY.md). Defaults differ per listener.
+struct HttpListenerLimits {
+  // Open connections; at the limit a new one closes the connection that has
+  // waited longest on its peer (idle first) and is refused only when every
+  // connection is busy in a handler.
+  uint64_t max_connections = 256;
+  uint64_t max_header_bytes = 16 * 1024;  // request line and fields; 431 above
+  uint64_t max_header_fields = 100;       // 431 above
+  // The response to a connection's n-th request closes it; 0: no limit.
+  uint64_t max_requests_per_connection = 1000;
+  // Waiting for the first byte of a request (a kept-alive connection too).
+  // Above aiohttp's 15 s keep-alive (Ray's agent), so the client closes first.
+  Duration idle_timeout{30'000};
+  // From a request's first byte until its header and body have arrived.
+  Duration read_timeout{10'000};
+  friend bool operator==(const HttpListenerLimits&, const HttpListenerLimits&) = default;
+};
+
 // `http_ingest:` — accepts the JSON arrays Ray's own agent POSTs to
 // RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR (README "Use with Ray").
 struct HttpIngestConfig {
@@ -220,6 +239,9 @@ struct HttpIngestConfig {
   uint16_t port = 8084;  // the port of KubeRay's history-server examples
   std::string path = "/v1/events";
   uint64_t max_body_bytes = 20ull * 1024 * 1024;  // encoded and decoded; 413 above
+  // Ray's agent gives up on a POST after 3 s (PUBLISHER_TIMEOUT_SECONDS):
+  // a 10 s read deadline is ample.
+  HttpListenerLimits limits{};
 };
 
 // `ops:` — the listener serving /metrics, /healthz and /readyz.
@@ -230,6 +252,8 @@ struct OpsConfig {
   // Added to every metric series, e.g. {RayClusterName: "${RAY_CLUSTER_NAME}"}.
   // Values have ${VAR} already replaced from the environment when loaded.
   std::vector<std::pair<std::string, std::string>> constant_labels;
+  // Scrapers and probes send small GETs.
+  HttpListenerLimits limits{.max_connections = 32, .read_timeout = Duration(5'000)};
 };
 
 // `spool:` — the disk spool (docs/SPOOL.md): accepted events written to

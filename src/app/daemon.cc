@@ -17,6 +17,24 @@
 
 namespace rayagg {
 
+namespace {
+
+// A listener's HttpServerOptions from its section's address, port and limits.
+HttpServerOptions ListenerOptions(const std::string& address, uint16_t port,
+                                  const HttpListenerLimits& limits) {
+  return HttpServerOptions{.address = address,
+                           .port = port,
+                           .max_header_bytes = static_cast<uint32_t>(limits.max_header_bytes),
+                           .max_header_fields = static_cast<size_t>(limits.max_header_fields),
+                           .max_connections = static_cast<size_t>(limits.max_connections),
+                           .max_requests_per_connection = limits.max_requests_per_connection,
+                           .idle_timeout = limits.idle_timeout,
+                           .read_timeout = limits.read_timeout,
+                           .write_timeout = std::chrono::seconds(10)};
+}
+
+}  // namespace
+
 unsigned AllowedCpuCount() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -202,30 +220,12 @@ void Daemon::PublishSpoolPositions() {
   spool_link_->PublishPositions(*spool_, std::move(positions));
 }
 
-void Daemon::StartListenerThread() {
-  if (listener_thread_.joinable()) return;  // HTTP ingest and ops share it
-  listener_work_.emplace(listener_io_.get_executor());
-  listener_thread_ = std::jthread([this] {
-    try {
-      listener_io_.run();
-    } catch (const std::exception& error) {
-      logger_->critical("internal error in an HTTP listener: {}", error.what());
-      logger_->flush();
-      std::abort();
-    }
-  });
-}
-
 absl::Status Daemon::StartOps() {
-  StartListenerThread();
-  ops_server_ = std::make_unique<HttpServer>(
-      listener_io_, HttpServerOptions{.address = config_.ops.address,
-                                      .port = config_.ops.port,
-                                      .max_body_bytes = 0,
-                                      .max_connections = 16,
-                                      .idle_timeout = std::chrono::seconds(30),
-                                      .read_timeout = std::chrono::seconds(5),
-                                      .write_timeout = std::chrono::seconds(10)});
+  ops_listener_.Start();
+  HttpServerOptions options =
+      ListenerOptions(config_.ops.address, config_.ops.port, config_.ops.limits);
+  options.max_body_bytes = 0;
+  ops_server_ = std::make_unique<HttpServer>(ops_listener_.io_context(), std::move(options));
   ops_server_->AddRoute("/metrics", {http::verb::get}, [this](HttpRequest& request) {
     return MakeHttpResponse(request, http::status::ok, RenderMetricsPage(),
                             "text/plain; version=0.0.4; charset=utf-8");
@@ -303,8 +303,13 @@ absl::Status Daemon::Reload(const absl::StatusOr<Config>& loaded) {
 
 std::string Daemon::RenderMetricsPage() const {
   std::vector<HttpListenerCounters> listeners;
-  if (http_server_) listeners.push_back({"http_ingest", http_server_->counters()});
-  if (ops_server_) listeners.push_back({"ops", ops_server_->counters()});
+  if (http_server_) {
+    listeners.push_back(
+        {"http_ingest", http_server_->counters(), http_server_->connection_counts()});
+  }
+  if (ops_server_) {
+    listeners.push_back({"ops", ops_server_->counters(), ops_server_->connection_counts()});
+  }
   const double now = std::chrono::duration<double>(clock_.WallNow().time_since_epoch()).count();
   std::vector<SinkMetricsSource> sinks;
   auto next_sink = sinks_.begin();
@@ -336,18 +341,13 @@ std::string Daemon::RenderMetricsPage() const {
 
 absl::Status Daemon::StartHttpIngest() {
   const HttpIngestConfig& http = config_.http_ingest;
-  StartListenerThread();
+  ingest_listener_.Start();
   http_ingest_ = std::make_unique<HttpIngestHandler>(log_, ingest_counters_, *logger_,
                                                      http.max_body_bytes, clock_);
-  http_server_ = std::make_unique<HttpServer>(
-      listener_io_, HttpServerOptions{.address = http.address,
-                                      .port = http.port,
-                                      .max_body_bytes = http.max_body_bytes,
-                                      .body_spare_bytes = kJsonSpareBytes,
-                                      // Ray's agent gives up on a POST after 3 s (its
-                                      // PUBLISHER_TIMEOUT_SECONDS): longer is pointless.
-                                      .read_timeout = std::chrono::seconds(10),
-                                      .write_timeout = std::chrono::seconds(10)});
+  HttpServerOptions options = ListenerOptions(http.address, http.port, http.limits);
+  options.max_body_bytes = http.max_body_bytes;
+  options.body_spare_bytes = kJsonSpareBytes;
+  http_server_ = std::make_unique<HttpServer>(ingest_listener_.io_context(), std::move(options));
   http_server_->AddAsyncRoute(
       http.path, {http::verb::post},
       [handler = http_ingest_.get()](HttpRequest& request, HttpResponder respond) {
@@ -365,10 +365,9 @@ absl::Status Daemon::StartHttpIngest() {
 
 void Daemon::StopHttpListeners() {
   if (http_server_) http_server_->Stop();
+  ingest_listener_.Stop();
   if (ops_server_) ops_server_->Stop();
-  listener_work_.reset();
-  listener_io_.stop();
-  if (listener_thread_.joinable()) listener_thread_.join();
+  ops_listener_.Stop();
 }
 
 void Daemon::RunIoThread() {

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/listener_thread.h"
 #include "app/spool_link.h"
 #include "buffer/event_log.h"
 #include "common/real_clock.h"
@@ -97,7 +98,6 @@ class Daemon {
   absl::Status StartHttpIngest();
   void StopHttpListeners();
   absl::Status StartOps();
-  void StartListenerThread();
 
   const Config config_;
   std::shared_ptr<spdlog::logger> logger_;
@@ -120,13 +120,12 @@ class Daemon {
   std::vector<std::jthread> io_threads_;
   std::unique_ptr<GrpcIngestServer> grpc_server_;
   int grpc_port_ = 0;
-  // HTTP listeners run on their own thread, so parsing a large JSON body
-  // never delays the sinks' io threads.
-  asio::io_context listener_io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> listener_work_;
-  std::jthread listener_thread_;
+  // Each HTTP listener runs on a thread of its own: parsing a large JSON
+  // body never delays the sinks' io threads nor the ops listener.
+  ListenerThread ingest_listener_{"http_ingest", *logger_};
+  ListenerThread ops_listener_{"ops", *logger_};
   std::unique_ptr<HttpIngestHandler> http_ingest_;
-  std::unique_ptr<HttpServer> http_server_;  // after listener_io_: destroyed before it
+  std::unique_ptr<HttpServer> http_server_;  // after the listener threads: destroyed before them
   int http_port_ = 0;
   std::unique_ptr<HttpServer> ops_server_;  // stopped last: /readyz answers 503 while draining
   int ops_port_ = 0;

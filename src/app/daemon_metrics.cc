@@ -348,8 +348,34 @@ constexpr Family kFamilies[] = {
     {{"rayagg_http_server_connections_refused_total",
       kCounter,
       {"listener"},
-      "Connections closed at once because max_connections were open."},
+      "Connections closed at once: max_connections were open, none of them waiting."},
      PerListener<&HttpServerCounters::connections_refused>},
+    {{"rayagg_http_server_connections_closed_total",
+      kCounter,
+      {"listener", "reason"},
+      "Connections the server closed under its limits, by reason."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       for (const HttpListenerCounters& listener : in.http_listeners) {
+         const HttpServerCounters& c = listener.counters;
+         out.Add({listener.name, "idle_timeout"}, c.idle_timeouts.load());
+         out.Add({listener.name, "evicted_idle"}, c.evicted_idle.load());
+         out.Add({listener.name, "evicted_in_request"}, c.evicted_in_request.load());
+         out.Add({listener.name, "max_requests"}, c.max_requests_reached.load());
+       }
+     }},
+    {{"rayagg_http_server_connections",
+      kGauge,
+      {"listener", "state"},
+      "Open connections: idle (waiting for a request), in_request (one arriving), busy."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       for (const HttpListenerCounters& listener : in.http_listeners) {
+         const HttpConnectionCounts& c = listener.connections;
+         const size_t waiting = c.idle + c.in_request;
+         out.Add({listener.name, "idle"}, static_cast<double>(c.idle));
+         out.Add({listener.name, "in_request"}, static_cast<double>(c.in_request));
+         out.Add({listener.name, "busy"}, static_cast<double>(c.open - std::min(c.open, waiting)));
+       }
+     }},
     {{"rayagg_http_server_requests_total",
       kCounter,
       {"listener"},
@@ -363,6 +389,8 @@ constexpr Family kFamilies[] = {
        for (const HttpListenerCounters& listener : in.http_listeners) {
          const HttpServerCounters& c = listener.counters;
          out.Add({listener.name, "bad_request"}, c.bad_requests.load());
+         out.Add({listener.name, "header_too_large"}, c.headers_too_large.load());
+         out.Add({listener.name, "too_many_header_fields"}, c.too_many_header_fields.load());
          out.Add({listener.name, "body_too_large"}, c.bodies_too_large.load());
          out.Add({listener.name, "timeout"}, c.timeouts.load());
          out.Add({listener.name, "handler_error"}, c.handler_errors.load());

@@ -28,6 +28,7 @@ namespace rayagg {
 struct HttpListenerCounters {
   std::string_view name;  // "http_ingest" or "ops"
   const HttpServerCounters& counters;
+  HttpConnectionCounts connections{};  // at the scrape
 };
 
 // What /metrics reads of one sink, whatever its kind.

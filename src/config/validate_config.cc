@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "common/text.h"
 #include "config/object_sink_config.h"
@@ -149,6 +150,30 @@ void ValidateSpool(const SpoolConfig& spool, Problems& problems) {
   }
 }
 
+void ValidateListenerLimits(const std::string& path, const HttpListenerLimits& limits,
+                            Problems& problems) {
+  if (limits.max_connections < 1 || limits.max_connections > kMaxListenerConnections) {
+    problems.Add(path + ".max_connections",
+                 strings::Cat("must be from 1 to ", kMaxListenerConnections));
+  }
+  if (limits.max_header_bytes < kMinHeaderBytes || limits.max_header_bytes > kMaxHeaderBytes) {
+    problems.Add(path + ".max_header_bytes",
+                 strings::Cat("must be from ", FormatByteSize(kMinHeaderBytes), " to ",
+                              FormatByteSize(kMaxHeaderBytes)));
+  }
+  if (limits.max_header_fields < 1 || limits.max_header_fields > kMaxHeaderFields) {
+    problems.Add(path + ".max_header_fields", strings::Cat("must be from 1 to ", kMaxHeaderFields));
+  }
+  for (const auto& [key, value] : {std::pair{"idle_timeout", limits.idle_timeout},
+                                   std::pair{"read_timeout", limits.read_timeout}}) {
+    if (value < kMinListenerTimeout || value > kMaxDuration) {
+      problems.Add(strings::Cat(path, ".", key),
+                   strings::Cat("must be from ", FormatDuration(kMinListenerTimeout), " to ",
+                                FormatDuration(kMaxDuration)));
+    }
+  }
+}
+
 }  // namespace
 
 bool IsLogLevel(std::string_view level) {
@@ -170,7 +195,7 @@ bool IsReservedMetricLabel(std::string_view name) {
   // there checks this list covers it) and the histograms' `le`.
   constexpr std::string_view kReserved[] = {"sink",    "reason",    "event_type", "outcome",
                                             "le",      "version",   "result",     "consumer",
-                                            "Outcome", "Component", "listener"};
+                                            "Outcome", "Component", "listener",   "state"};
   return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
 }
 
@@ -277,6 +302,8 @@ void ValidateConfig(const Config& config, Problems& problems) {
                  strings::Cat("must be from ", FormatByteSize(kMinHttpBodyBytes), " to ",
                               FormatByteSize(kMaxHttpBodyBytes)));
   }
+  ValidateListenerLimits("http_ingest.limits", http.limits, problems);
+  ValidateListenerLimits("ops.limits", config.ops.limits, problems);
 }
 
 }  // namespace rayagg

@@ -28,6 +28,12 @@ inline constexpr uint64_t kMaxGrpcMessageBytes = (1ull << 31) - 1;
 // http_ingest.max_body_bytes: the body is held in memory whole (and decoded).
 inline constexpr uint64_t kMinHttpBodyBytes = 1024;
 inline constexpr uint64_t kMaxHttpBodyBytes = 1ull << 30;
+// http_ingest.limits and ops.limits (HttpListenerLimits).
+inline constexpr uint64_t kMaxListenerConnections = 65'536;
+inline constexpr uint64_t kMinHeaderBytes = 1024;
+inline constexpr uint64_t kMaxHeaderBytes = 1024 * 1024;
+inline constexpr uint64_t kMaxHeaderFields = 10'000;
+inline constexpr Duration kMinListenerTimeout{1};
 
 // spool.segment_bytes: part locations are 32-bit offsets, and a segment may
 // overrun by one record, so 1GiB leaves room; 64KiB keeps headers cheap.

@@ -319,14 +319,43 @@ void ReadConstantLabels(YamlReader& r, const Node& node, const Path& path,
   }
 }
 
-void ReadOps(YamlReader& r, const Node& node, const Path& path, OpsConfig& ops) {
+void ReadListenerLimits(YamlReader& r, const Node& node, const Path& path,
+                        HttpListenerLimits& limits) {
   r.Map(node, path,
-        {{"enabled", [&](const Node& v, const Path& p) { r.Bool(v, p, ops.enabled); }},
-         {"address", [&](const Node& v, const Path& p) { r.String(v, p, ops.address); }},
-         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, ops.port); }},
-         {"constant_labels", [&](const Node& v, const Path& p) {
-            ReadConstantLabels(r, v, p, ops.constant_labels);
+        {{"max_connections",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, kMaxListenerConnections, limits.max_connections);
+          }},
+         {"max_header_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinHeaderBytes, kMaxHeaderBytes, limits.max_header_bytes);
+          }},
+         {"max_header_fields",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, kMaxHeaderFields, limits.max_header_fields);
+          }},
+         {"max_requests_per_connection",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 0, kNoMax, limits.max_requests_per_connection);
+          }},
+         {"idle_timeout",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinListenerTimeout, limits.idle_timeout);
+          }},
+         {"read_timeout", [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinListenerTimeout, limits.read_timeout);
           }}});
+}
+
+void ReadOps(YamlReader& r, const Node& node, const Path& path, OpsConfig& ops) {
+  r.Map(
+      node, path,
+      {{"enabled", [&](const Node& v, const Path& p) { r.Bool(v, p, ops.enabled); }},
+       {"address", [&](const Node& v, const Path& p) { r.String(v, p, ops.address); }},
+       {"port", [&](const Node& v, const Path& p) { r.Port(v, p, ops.port); }},
+       {"constant_labels",
+        [&](const Node& v, const Path& p) { ReadConstantLabels(r, v, p, ops.constant_labels); }},
+       {"limits", [&](const Node& v, const Path& p) { ReadListenerLimits(r, v, p, ops.limits); }}});
 }
 
 void ReadShutdown(YamlReader& r, const Node& node, const Path& path, ShutdownConfig& shutdown) {
@@ -341,9 +370,12 @@ void ReadHttpIngest(YamlReader& r, const Node& node, const Path& path, HttpInges
          {"address", [&](const Node& v, const Path& p) { r.String(v, p, http.address); }},
          {"port", [&](const Node& v, const Path& p) { r.Port(v, p, http.port); }},
          {"path", [&](const Node& v, const Path& p) { r.String(v, p, http.path); }},
-         {"max_body_bytes", [&](const Node& v, const Path& p) {
+         {"max_body_bytes",
+          [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, kMinHttpBodyBytes, kMaxHttpBodyBytes, http.max_body_bytes);
-          }}});
+          }},
+         {"limits",
+          [&](const Node& v, const Path& p) { ReadListenerLimits(r, v, p, http.limits); }}});
 }
 
 constexpr std::pair<std::string_view, SpoolConfig::OnWriteError> kOnWriteError[] = {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -24,6 +25,10 @@ constexpr std::chrono::milliseconds kAcceptErrorPause{100};
 
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
+// What the wait for a request's first byte reads at most: whatever else
+// arrived with it stays in the buffer for the header parser.
+constexpr size_t kFirstReadBytes = 16 * 1024;
+
 // A bug in the server must not vanish: rethrow out of io_context::run().
 void RethrowIfError(const std::exception_ptr& error) {
   if (error) std::rethrow_exception(error);
@@ -35,6 +40,10 @@ std::string_view ToStd(beast::string_view text) { return {text.data(), text.size
 bool IsHttpParseError(const error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_target).category() &&
          ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+size_t FieldCount(const HttpRequest::header_type& header) {
+  return static_cast<size_t>(std::distance(header.begin(), header.end()));
 }
 
 bool Allows(const std::vector<http::verb>& methods, http::verb method) {
@@ -168,7 +177,7 @@ void HttpServer::Stop() {
       acceptor_.close(ignored);
       CloserDone();
     });
-    for (const auto& [id, stream] : open_) {
+    for (const auto& [id, stream] : open_.All()) {
       ++pending_closers_;
       asio::post(stream->get_executor(), [this, id = id] {
         CloseIfOpen(id);
@@ -184,20 +193,71 @@ void HttpServer::Stop() {
 bool HttpServer::Register(uint64_t id, beast::tcp_stream* stream) {
   MutexLock lock(mutex_);
   if (stopping_) return false;
-  open_[id] = stream;
+  open_.Add(id, stream);
   return true;
 }
 
 void HttpServer::Unregister(uint64_t id) {
   MutexLock lock(mutex_);
-  open_.erase(id);
+  open_.Remove(id);
 }
 
 void HttpServer::CloseIfOpen(uint64_t id) {
   MutexLock lock(mutex_);
   // Runs on the connection's strand, like Unregister: a registered stream is alive.
-  auto it = open_.find(id);
-  if (it != open_.end()) it->second->close();
+  if (beast::tcp_stream* stream = open_.Find(id)) stream->close();
+}
+
+HttpConnectionCounts HttpServer::connection_counts() const {
+  MutexLock lock(mutex_);
+  return HttpConnectionCounts{
+      .open = open_.size(), .idle = open_.idle(), .in_request = open_.in_request()};
+}
+
+void HttpServer::BeginWait(uint64_t id, ConnectionTable::Wait wait) {
+  MutexLock lock(mutex_);
+  open_.BeginWait(id, wait);
+}
+
+void HttpServer::EndWait(uint64_t id) {
+  MutexLock lock(mutex_);
+  open_.EndWait(id);
+}
+
+bool HttpServer::Admit() {
+  MutexLock lock(mutex_);
+  if (active_sessions_ < options_.max_connections) {
+    ++active_sessions_;
+    return true;
+  }
+  // Victims close on their own strands a moment later; until then they
+  // still count, so admissions by eviction are capped a little above the
+  // limit (a victim whose wait ended before its close ran stays open).
+  if (active_sessions_ >= options_.max_connections + options_.max_connections / 8 + 1) {
+    return false;
+  }
+  const std::optional<ConnectionTable::Victim> victim = open_.TakeOldestWaiting();
+  if (!victim) return false;
+  beast::tcp_stream* stream = open_.Find(victim->id);
+  ++active_sessions_;
+  ++pending_closers_;  // Stop() waits for it, as for its own closers
+  asio::post(stream->get_executor(), [this, victim = *victim] {
+    CloseIfStillWaiting(victim);
+    CloserDone();
+  });
+  return true;
+}
+
+void HttpServer::CloseIfStillWaiting(const ConnectionTable::Victim& victim) {
+  MutexLock lock(mutex_);
+  // On the victim's strand: if its wait is still the chosen one, its read is
+  // pending and the close cancels it; otherwise it moved on (a request
+  // arrived) and is left alone.
+  if (!open_.IsStillWaiting(victim)) return;
+  open_.EndWait(victim.id);
+  open_.Find(victim.id)->close();
+  ++(victim.wait == ConnectionTable::Wait::kIdle ? counters_.evicted_idle
+                                                 : counters_.evicted_in_request);
 }
 
 void HttpServer::CloserDone() {
@@ -233,14 +293,11 @@ asio::awaitable<void> HttpServer::Accept() {
       co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    bool refuse = false;
     {
       MutexLock lock(mutex_);
       if (stopping_) co_return;
-      refuse = active_sessions_ >= options_.max_connections;
-      if (!refuse) ++active_sessions_;
     }
-    if (refuse) {
+    if (!Admit()) {
       ++counters_.connections_refused;
       socket.close(ec);
       continue;
@@ -338,39 +395,66 @@ asio::awaitable<error_code> HttpServer::ReadBody(beast::tcp_stream& stream,
   co_return ec;
 }
 
+asio::awaitable<bool> HttpServer::AwaitRequest(beast::tcp_stream& stream,
+                                               beast::flat_buffer& buffer, uint64_t id) {
+  if (buffer.size() > 0) co_return true;  // pipelined: the next request is here
+  BeginWait(id, ConnectionTable::Wait::kIdle);
+  stream.expires_after(options_.idle_timeout);
+  error_code ec;
+  const size_t received = co_await stream.async_read_some(
+      buffer.prepare(kFirstReadBytes), asio::redirect_error(asio::use_awaitable, ec));
+  buffer.commit(received);
+  EndWait(id);
+  // A clean close is the normal end of a kept-alive connection; a close
+  // to admit another connection is counted by whoever closed it.
+  if (ec == beast::error::timeout) ++counters_.idle_timeouts;
+  co_return !ec;
+}
+
 asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
   if (!Register(id, &stream)) co_return;  // stopping; the socket closes with this frame
   // Every exit goes through the end of the loop, which unregisters explicitly
   // (no RAII guard: it would outlive nothing and hide the exit paths).
   beast::flat_buffer buffer;
   error_code ec;
+  uint64_t served = 0;
   for (bool keep_open = true; keep_open;) {
+    if (!co_await AwaitRequest(stream, buffer, id)) break;
     HttpRequest request;
     bool released = false;  // `request` holds the header; the parser is done with
     http::request_parser<http::string_body> parser;
     parser.header_limit(options_.max_header_bytes);
     parser.body_limit(options_.max_body_bytes);
+    // The whole request within read_timeout of its first byte, however it
+    // trickles in; a connection waiting on it may be closed to admit another.
+    BeginWait(id, ConnectionTable::Wait::kRequest);
+    stream.expires_after(options_.read_timeout);
     // Header first: Beast 1.74's eager async_read can lose a body_limit error,
     // and Expect: 100-continue must be answered between header and body.
-    stream.expires_after(options_.idle_timeout);
     co_await http::async_read_header(stream, buffer, parser,
                                      asio::redirect_error(asio::use_awaitable, ec));
     bool too_large = ec == http::error::body_limit ||
                      (!ec && parser.content_length().value_or(0) > options_.max_body_bytes);
     if (ec && !too_large) {
-      // A clean close or an idle keep-alive connection timing out before any
-      // byte of a new request is the normal end of a connection.
-      const bool partial = buffer.size() > 0 || parser.got_some();
-      if (ec == beast::error::timeout && partial) ++counters_.timeouts;
-      if (IsHttpParseError(ec)) {
+      EndWait(id);
+      if (ec == beast::error::timeout) ++counters_.timeouts;
+      if (ec == http::error::header_limit) {
+        ++counters_.headers_too_large;
+        co_await WriteError(
+            stream, http::status::request_header_fields_too_large,
+            "request header larger than " + std::to_string(options_.max_header_bytes) + " bytes\n");
+      } else if (IsHttpParseError(ec)) {
         ++counters_.bad_requests;
-        const auto status = ec == http::error::header_limit
-                                ? http::status::request_header_fields_too_large
-                                : http::status::bad_request;
-        HttpServerResponse response = ErrorWithoutRequest(status, "malformed HTTP request\n");
-        stream.expires_after(options_.write_timeout);
-        co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+        co_await WriteError(stream, http::status::bad_request, "malformed HTTP request\n");
       }
+      break;
+    }
+    if (!ec && FieldCount(parser.get()) > options_.max_header_fields) {
+      EndWait(id);
+      ++counters_.too_many_header_fields;
+      co_await WriteError(
+          stream, http::status::request_header_fields_too_large,
+          "more than " + std::to_string(options_.max_header_fields) + " header fields\n");
       break;
     }
     if (!too_large && !parser.is_done()) {
@@ -379,9 +463,12 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
         stream.expires_after(options_.write_timeout);
         co_await asio::async_write(stream, asio::buffer(kContinue.data(), kContinue.size()),
                                    asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) break;
+        if (ec) {
+          EndWait(id);
+          break;
+        }
+        stream.expires_after(options_.read_timeout);
       }
-      stream.expires_after(options_.read_timeout);
       if (const auto length = parser.content_length(); length && !parser.chunked()) {
         request = parser.release();
         released = true;
@@ -392,25 +479,21 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
         too_large = ec == http::error::body_limit;
       }
       if (ec && !too_large) {
+        EndWait(id);
         if (ec == beast::error::timeout) ++counters_.timeouts;
         if (IsHttpParseError(ec)) {
           ++counters_.bad_requests;
-          HttpServerResponse response =
-              ErrorWithoutRequest(http::status::bad_request, "malformed HTTP request body\n");
-          stream.expires_after(options_.write_timeout);
-          co_await http::async_write(stream, response,
-                                     asio::redirect_error(asio::use_awaitable, ec));
+          co_await WriteError(stream, http::status::bad_request, "malformed HTTP request body\n");
         }
         break;
       }
     }
+    EndWait(id);
     if (too_large) {
       ++counters_.bodies_too_large;
-      HttpServerResponse response = ErrorWithoutRequest(
-          http::status::payload_too_large,
+      ec = co_await WriteError(
+          stream, http::status::payload_too_large,
           "request body larger than " + std::to_string(options_.max_body_bytes) + " bytes\n");
-      stream.expires_after(options_.write_timeout);
-      co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
       if (!ec) {
         stream.socket().shutdown(tcp::socket::shutdown_send, ec);
         stream.expires_after(std::min(kLingerTimeout, options_.read_timeout));
@@ -425,9 +508,15 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
 
     if (!released) request = parser.release();
     ++counters_.requests;
+    ++served;
     const bool request_keep_alive = request.keep_alive();
     HttpServerResponse response = co_await Dispatch(request);
     keep_open = request_keep_alive && response.keep_alive();
+    if (keep_open && options_.max_requests_per_connection != 0 &&
+        served >= options_.max_requests_per_connection) {
+      ++counters_.max_requests_reached;
+      keep_open = false;
+    }
     response.version(request.version());
     response.keep_alive(keep_open);
     if (request.method() == http::verb::head) {
@@ -447,6 +536,16 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
   }
   Unregister(id);
   stream.socket().close(ec);
+}
+
+asio::awaitable<error_code> HttpServer::WriteError(beast::tcp_stream& stream, http::status status,
+                                                   std::string body) {
+  HttpServerResponse response = ErrorWithoutRequest(status, std::move(body));
+  stream.expires_after(options_.write_timeout);
+  error_code ec;
+  co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+  if (ec == beast::error::timeout) ++counters_.timeouts;
+  co_return ec;
 }
 
 }  // namespace rayagg

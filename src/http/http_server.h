@@ -4,7 +4,10 @@
 // handlers only see complete, size-checked requests:
 //   - 404 for an unknown path, 405 (with Allow) for a method the route lacks,
 //     413 above the body limit, 400 for malformed HTTP;
-//   - deadlines on every read and write, a bounded number of connections,
+//   - deadlines on every read and write, limits on header size and field
+//     count, a bounded number of connections (at the limit the connection
+//     that has waited longest on its peer is closed to admit a new one, see
+//     ConnectionTable), a bounded number of requests per connection,
 //     keep-alive, Expect: 100-continue, HEAD answered without a body;
 //   - Stop() closes everything and returns once no coroutine is left.
 #pragma once
@@ -22,6 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "http/connection_table.h"
 #include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 
@@ -64,11 +68,19 @@ struct HttpServerOptions {
   // Capacity reserved past a body of known length, so that a handler can
   // pad it in place (JSON ingest: simdjson reads a little past the end).
   size_t body_spare_bytes = 0;
-  uint32_t max_header_bytes = 16 * 1024;
+  uint32_t max_header_bytes = 16 * 1024;  // request line and fields; 431 above
+  size_t max_header_fields = 100;         // 431 above
+  // Open connections. At the limit, a new connection closes the one that
+  // has waited longest on its peer (idle ones first); only when none waits
+  // is it refused. Connections chosen for closing may still be open for a
+  // moment, so up to max_connections + max_connections / 8 + 1 can be.
   size_t max_connections = 64;
-  // Waiting for (the header of) the next request, also on a kept-alive connection.
+  // The response to a connection's n-th request closes it; 0: no limit.
+  uint64_t max_requests_per_connection = 0;
+  // Waiting for the first byte of a request, also on a kept-alive connection.
   std::chrono::milliseconds idle_timeout{60'000};
-  // Reading a request's body once its header has arrived.
+  // From a request's first byte until its header and body have arrived
+  // (slowloris: trickling a header or body byte by byte does not extend it).
   std::chrono::milliseconds read_timeout{60'000};
   // Writing one response (and an interim 100 Continue).
   std::chrono::milliseconds write_timeout{30'000};
@@ -76,13 +88,29 @@ struct HttpServerOptions {
 
 struct HttpServerCounters {
   std::atomic<uint64_t> connections_accepted{0};
-  // Closed at once because max_connections were open.
+  // Closed at once: max_connections were open and none of them waited.
   std::atomic<uint64_t> connections_refused{0};
-  std::atomic<uint64_t> requests{0};          // complete requests routed (any status)
-  std::atomic<uint64_t> bad_requests{0};      // malformed HTTP, answered 400
-  std::atomic<uint64_t> bodies_too_large{0};  // answered 413
-  std::atomic<uint64_t> timeouts{0};          // a read or write deadline passed
-  std::atomic<uint64_t> handler_errors{0};    // a handler threw; answered 500
+  // Closed to admit a new connection at max_connections (by what they waited for).
+  std::atomic<uint64_t> evicted_idle{0};
+  std::atomic<uint64_t> evicted_in_request{0};
+  std::atomic<uint64_t> idle_timeouts{0};  // closed after idle_timeout without a request
+  // Closed by the response to their max_requests_per_connection-th request.
+  std::atomic<uint64_t> max_requests_reached{0};
+  std::atomic<uint64_t> requests{0};                // complete requests routed (any status)
+  std::atomic<uint64_t> bad_requests{0};            // malformed HTTP, answered 400
+  std::atomic<uint64_t> headers_too_large{0};       // above max_header_bytes, answered 431
+  std::atomic<uint64_t> too_many_header_fields{0};  // above max_header_fields, answered 431
+  std::atomic<uint64_t> bodies_too_large{0};        // answered 413
+  // A read (read_timeout) or write deadline passed in the middle of a request.
+  std::atomic<uint64_t> timeouts{0};
+  std::atomic<uint64_t> handler_errors{0};  // a handler threw; answered 500
+};
+
+// The connections open at one moment (the metrics' gauges).
+struct HttpConnectionCounts {
+  size_t open = 0;
+  size_t idle = 0;        // waiting for a request's first byte
+  size_t in_request = 0;  // waiting for the rest of a request's header or body
 };
 
 // A plain response for `request`: status, Content-Type and body.
@@ -111,6 +139,7 @@ class HttpServer {
 
   uint16_t port() const { return port_; }
   const HttpServerCounters& counters() const { return counters_; }
+  HttpConnectionCounts connection_counts() const;
 
   // Stops accepting, closes every connection (a handler already running
   // finishes first) and blocks until every coroutine of this server has
@@ -126,9 +155,17 @@ class HttpServer {
   };
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
+  // Waits for the first byte of the next request into `buffer`; false when
+  // the connection ended instead (counted when it timed out).
+  asio::awaitable<bool> AwaitRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                     uint64_t id);
   asio::awaitable<boost::system::error_code> ReadBody(beast::tcp_stream& stream,
                                                       beast::flat_buffer& buffer, size_t length,
                                                       std::string& body);
+  // Writes an error answer for a request that could not be read; the
+  // connection is closed after it.
+  asio::awaitable<boost::system::error_code> WriteError(beast::tcp_stream& stream,
+                                                        http::status status, std::string body);
   asio::awaitable<HttpServerResponse> Dispatch(HttpRequest& request);
   asio::awaitable<HttpServerResponse> CallAsync(const AsyncHttpHandler& handler,
                                                 HttpRequest& request);
@@ -138,6 +175,12 @@ class HttpServer {
   bool Register(uint64_t id, beast::tcp_stream* stream);
   void Unregister(uint64_t id);
   void CloseIfOpen(uint64_t id);  // on the connection's strand
+  void BeginWait(uint64_t id, ConnectionTable::Wait wait);
+  void EndWait(uint64_t id);
+  // Whether a new connection may be served; at the limit, chooses a victim
+  // and posts its close.
+  bool Admit();
+  void CloseIfStillWaiting(const ConnectionTable::Victim& victim);  // on its strand
   void SessionEnded();
   void CloserDone();
   void AcceptLoopEnded();
@@ -150,7 +193,7 @@ class HttpServer {
   asio::ip::tcp::acceptor acceptor_;
   uint16_t port_ = 0;
 
-  Mutex mutex_;
+  mutable Mutex mutex_;
   CondVar finished_;
   bool started_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
@@ -159,7 +202,7 @@ class HttpServer {
   size_t pending_closers_ ABSL_GUARDED_BY(mutex_) = 0;
   // Reserved by the accept loop, released when a session ended.
   size_t active_sessions_ ABSL_GUARDED_BY(mutex_) = 0;
-  std::unordered_map<uint64_t, beast::tcp_stream*> open_ ABSL_GUARDED_BY(mutex_);
+  ConnectionTable open_ ABSL_GUARDED_BY(mutex_);
   uint64_t next_id_ = 0;  // only touched by the accept loop
 };
 

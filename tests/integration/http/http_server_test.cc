@@ -335,12 +335,19 @@ TEST_F(HttpServerTest, IdleConnectionIsClosedAfterIdleTimeout) {
   StartServer(HttpServerOptions{.idle_timeout = 100ms});
   RawClient idle(server_->port());
   EXPECT_EQ(idle.ReadUntilClosed(), "");
+  EXPECT_TRUE(WaitForCount(server_->counters().idle_timeouts, 1));
   EXPECT_EQ(server_->counters().timeouts.load(), 0u);  // no request had started
+}
 
+// A header that stops arriving (or trickles: the deadline is not renewed by
+// bytes) ends at read_timeout, counted as a timeout in the middle of a request.
+TEST_F(HttpServerTest, UnfinishedHeaderIsCutAtReadTimeout) {
+  StartServer(HttpServerOptions{.read_timeout = 100ms});
   RawClient partial(server_->port());
   partial.Send("POST /v1/events HTTP/1.1\r\nHo");
   EXPECT_EQ(partial.ReadUntilClosed(), "");
   EXPECT_TRUE(WaitForCount(server_->counters().timeouts, 1));
+  EXPECT_EQ(server_->counters().idle_timeouts.load(), 0u);
 }
 
 TEST_F(HttpServerTest, SlowBodyIsCutAtReadTimeout) {
@@ -352,19 +359,106 @@ TEST_F(HttpServerTest, SlowBodyIsCutAtReadTimeout) {
   EXPECT_EQ(server_->counters().requests.load(), 0u);
 }
 
-TEST_F(HttpServerTest, ConnectionsBeyondLimitAreRefused) {
-  StartServer(HttpServerOptions{.max_connections = 1});
-  RawClient first(server_->port());
-  first.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-  ASSERT_EQ(first.Read().result_int(), 200u);  // accepted and still open
+TEST_F(HttpServerTest, HeaderAboveSizeLimitIs431) {
+  StartServer(HttpServerOptions{.max_header_bytes = 1024});
+  RawClient client(server_->port());
+  client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(2000, 'a') + "\r\n\r\n");
+  EXPECT_EQ(client.Read().result_int(), 431u);
+  EXPECT_EQ(server_->counters().headers_too_large.load(), 1u);
+  EXPECT_EQ(server_->counters().bad_requests.load(), 0u);
+  EXPECT_EQ(server_->counters().requests.load(), 0u);
+}
 
-  RawClient second(server_->port());
-  EXPECT_EQ(second.ReadUntilClosed(), "");
+TEST_F(HttpServerTest, HeaderWithTooManyFieldsIs431) {
+  StartServer(HttpServerOptions{.max_header_fields = 3});
+  RawClient within(server_->port());
+  within.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n\r\n");
+  EXPECT_EQ(within.Read().result_int(), 200u);
+
+  RawClient beyond(server_->port());
+  beyond.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n");
+  EXPECT_EQ(beyond.Read().result_int(), 431u);
+  EXPECT_EQ(beyond.ReadUntilClosed(), "");
+  EXPECT_EQ(server_->counters().too_many_header_fields.load(), 1u);
+  EXPECT_EQ(server_->counters().requests.load(), 1u);
+}
+
+TEST_F(HttpServerTest, ConnectionIsClosedAfterMaxRequests) {
+  StartServer(HttpServerOptions{.max_requests_per_connection = 2});
+  RawClient client(server_->port());
+  client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto first = client.Read();
+  EXPECT_EQ(first.result_int(), 200u);
+  EXPECT_TRUE(first.keep_alive());
+  client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto second = client.Read();
+  EXPECT_EQ(second.result_int(), 200u);
+  EXPECT_FALSE(second.keep_alive());  // Connection: close
+  EXPECT_EQ(client.ReadUntilClosed(), "");
+  EXPECT_EQ(server_->counters().max_requests_reached.load(), 1u);
+}
+
+// At the limit, a new connection closes the one that has been idle longest;
+// the others, and the new one, are served.
+TEST_F(HttpServerTest, AtTheLimitTheOldestIdleConnectionMakesRoom) {
+  StartServer(HttpServerOptions{.max_connections = 2});
+  RawClient oldest(server_->port());
+  ASSERT_TRUE(rayagg::test::WaitFor([&] { return server_->connection_counts().idle == 1; }));
+  RawClient newer(server_->port());
+  ASSERT_TRUE(rayagg::test::WaitFor([&] { return server_->connection_counts().idle == 2; }));
+
+  RawClient sender(server_->port());
+  sender.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(sender.Read().result_int(), 200u);
+  EXPECT_EQ(oldest.ReadUntilClosed(), "");
+  EXPECT_TRUE(WaitForCount(server_->counters().evicted_idle, 1));
+  newer.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(newer.Read().result_int(), 200u);
+  EXPECT_EQ(server_->counters().connections_refused.load(), 0u);
+}
+
+// With no idle connection, the one whose unfinished request began first
+// (a slowloris sender) makes room.
+TEST_F(HttpServerTest, AtTheLimitTheOldestUnfinishedRequestMakesRoom) {
+  StartServer(HttpServerOptions{.max_connections = 1});
+  RawClient slow(server_->port());
+  slow.Send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Le");
+  ASSERT_TRUE(rayagg::test::WaitFor([&] { return server_->connection_counts().in_request == 1; }));
+
+  RawClient sender(server_->port());
+  sender.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(sender.Read().result_int(), 200u);
+  EXPECT_EQ(slow.ReadUntilClosed(), "");
+  EXPECT_TRUE(WaitForCount(server_->counters().evicted_in_request, 1));
+  EXPECT_EQ(server_->counters().evicted_idle.load(), 0u);
+}
+
+// A connection whose request a handler holds is never closed to make room:
+// with all of them busy, a new connection is refused.
+TEST_F(AsyncRouteTest, ConnectionsBeyondLimitAreRefusedWhenNoneWaits) {
+  server_ = std::make_unique<HttpServer>(server_io_, HttpServerOptions{.max_connections = 1});
+  server_->AddAsyncRoute("/later", {http::verb::post},
+                         [this](HttpRequest& request, rayagg::HttpResponder respond) {
+                           rayagg::MutexLock lock(mutex_);
+                           pending_.push_back({request.body(), std::move(respond)});
+                           changed_.SignalAll();
+                         });
+  ASSERT_TRUE(server_->Start().ok());
+  RawClient busy(server_->port());
+  busy.Send("POST /later HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na");
+  {
+    rayagg::MutexLock lock(mutex_);
+    ASSERT_TRUE(changed_.WaitFor(
+        mutex_, kClientTimeout,
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return !pending_.empty(); }));
+  }
+  RawClient refused(server_->port());
+  EXPECT_EQ(refused.ReadUntilClosed(), "");
   EXPECT_EQ(server_->counters().connections_refused.load(), 1u);
 
-  // The first connection is unaffected.
-  first.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-  EXPECT_EQ(first.Read().result_int(), 200u);
+  // The busy connection is unaffected.
+  AnswerFromAnotherThread(1, "a");
+  EXPECT_EQ(busy.Read().result_int(), 202u);
 }
 
 TEST_F(HttpServerTest, StopClosesOpenConnectionsAndListener) {

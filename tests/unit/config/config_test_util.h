@@ -48,8 +48,8 @@ inline auto Fields(const ShutdownConfig& c) {
   return std::tie(drain_timeout);
 }
 inline auto Fields(const OpsConfig& c) {
-  const auto& [enabled, address, port, constant_labels] = c;
-  return std::tie(enabled, address, port, constant_labels);
+  const auto& [enabled, address, port, constant_labels, limits] = c;
+  return std::tie(enabled, address, port, constant_labels, limits);
 }
 
 inline auto Fields(const TlsConfig& c) {
@@ -61,8 +61,8 @@ inline auto Fields(const IngestAuthConfig& c) {
   return std::tie(token_required, token);
 }
 inline auto Fields(const HttpIngestConfig& c) {
-  const auto& [enabled, address, port, path, max_body_bytes] = c;
-  return std::tie(enabled, address, port, path, max_body_bytes);
+  const auto& [enabled, address, port, path, max_body_bytes, limits] = c;
+  return std::tie(enabled, address, port, path, max_body_bytes, limits);
 }
 
 inline auto Fields(const SpoolConfig& c) {

@@ -426,5 +426,53 @@ TEST(YamlConfigTest, HttpIngestErrorsNameTheKey) {
   EXPECT_THAT(ErrorOf("http_ingest: {prot: 1}\n"), HasSubstr("http_ingest.prot"));
 }
 
+TEST(YamlConfigTest, ListenerLimits) {
+  Config config = Parse(R"(
+http_ingest:
+  limits:
+    max_connections: 2000
+    max_header_bytes: 8KiB
+    max_header_fields: 50
+    max_requests_per_connection: 0
+    idle_timeout: 5s
+    read_timeout: 2s
+ops:
+  limits: {max_connections: 4, read_timeout: 1s}
+)");
+  const HttpListenerLimits& http = config.http_ingest.limits;
+  EXPECT_EQ(http.max_connections, 2000u);
+  EXPECT_EQ(http.max_header_bytes, 8u * 1024);
+  EXPECT_EQ(http.max_header_fields, 50u);
+  EXPECT_EQ(http.max_requests_per_connection, 0u);
+  EXPECT_EQ(http.idle_timeout, Duration(5000));
+  EXPECT_EQ(http.read_timeout, Duration(2000));
+  EXPECT_EQ(config.ops.limits.max_connections, 4u);
+  EXPECT_EQ(config.ops.limits.read_timeout, Duration(1000));
+  EXPECT_EQ(config.ops.limits.idle_timeout, Duration(30'000));  // default kept
+
+  const Config defaults = Parse("");
+  EXPECT_EQ(defaults.http_ingest.limits.max_connections, 256u);
+  EXPECT_EQ(defaults.http_ingest.limits.read_timeout, Duration(10'000));
+  EXPECT_EQ(defaults.ops.limits.max_connections, 32u);
+  EXPECT_EQ(defaults.ops.limits.read_timeout, Duration(5'000));
+}
+
+TEST(YamlConfigTest, ListenerLimitErrorsNameTheKey) {
+  EXPECT_THAT(ErrorOf("http_ingest: {limits: {max_connections: 0}}\n"),
+              HasSubstr("http_ingest.limits.max_connections"));
+  EXPECT_THAT(ErrorOf("ops: {limits: {max_connections: 100000}}\n"),
+              HasSubstr("ops.limits.max_connections"));
+  EXPECT_THAT(ErrorOf("http_ingest: {limits: {max_header_bytes: 100}}\n"),
+              HasSubstr("http_ingest.limits.max_header_bytes"));
+  EXPECT_THAT(ErrorOf("http_ingest: {limits: {max_header_fields: 0}}\n"),
+              HasSubstr("http_ingest.limits.max_header_fields"));
+  EXPECT_THAT(ErrorOf("ops: {limits: {idle_timeout: 0ms}}\n"),
+              HasSubstr("ops.limits.idle_timeout"));
+  EXPECT_THAT(ErrorOf("http_ingest: {limits: {read_timeout: 3}}\n"),
+              HasSubstr("http_ingest.limits.read_timeout"));
+  EXPECT_THAT(ErrorOf("http_ingest: {limits: {max_conections: 3}}\n"),
+              HasSubstr("http_ingest.limits.max_conections"));
+}
+
 }  // namespace
 }  // namespace rayagg
