@@ -239,6 +239,12 @@ struct HttpIngestConfig {
   uint16_t port = 8084;  // the port of KubeRay's history-server examples
   std::string path = "/v1/events";
   uint64_t max_body_bytes = 20ull * 1024 * 1024;  // encoded and decoded; 413 above
+  // A file holding the token every request must carry as "Authorization:
+  // Bearer <token>" (401 before the body is read otherwise); "" means no
+  // check. For senders other than Ray: Ray's HTTP publisher sends no
+  // Authorization header, so RAY_AUTH_MODE=token does not turn this on.
+  std::string bearer_token_file;
+  std::string bearer_token;  // the file's content, read at load; a secret: never logged
   // Ray's agent gives up on a POST after 3 s (PUBLISHER_TIMEOUT_SECONDS):
   // a 10 s read deadline is ample.
   HttpListenerLimits limits{};

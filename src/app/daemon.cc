@@ -9,6 +9,7 @@
 #include "app/daemon_metrics.h"
 #include "config/object_sink_config.h"
 #include "ingest/event_keys.h"
+#include "ingest/http_bearer_check.h"
 #include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
 #include "objsink/object_sink_factory.h"
@@ -348,18 +349,32 @@ absl::Status Daemon::StartHttpIngest() {
   options.max_body_bytes = http.max_body_bytes;
   options.body_spare_bytes = kJsonSpareBytes;
   http_server_ = std::make_unique<HttpServer>(ingest_listener_.io_context(), std::move(options));
+  const bool authenticated = !http.bearer_token.empty();
   http_server_->AddAsyncRoute(
       http.path, {http::verb::post},
       [handler = http_ingest_.get()](HttpRequest& request, HttpResponder respond) {
         handler->HandleAsync(request, std::move(respond));
-      });
+      },
+      authenticated ? MakeBearerHeaderCheck(http.bearer_token) : nullptr);
   absl::StatusOr<uint16_t> port = http_server_->Start();
   if (!port.ok()) {
     return absl::Status(port.status().code(),
                         "http_ingest: " + std::string(port.status().message()));
   }
   http_port_ = *port;
-  logger_->info("HTTP JSON ingest listening on {}:{}{}", http.address, http_port_, http.path);
+  logger_->info("HTTP JSON ingest listening on {}:{}{} auth={}", http.address, http_port_,
+                http.path, authenticated ? "bearer-token" : "none");
+  boost::system::error_code unparsed;
+  const bool loopback = asio::ip::make_address(http.address, unparsed).is_loopback();
+  if (!authenticated && !loopback) {
+    // Ray's own publisher cannot authenticate; say so, so that a wider bind
+    // is a decision (docs/SECURITY.md).
+    logger_->warn(
+        "HTTP ingest is unauthenticated: anything that can connect to {}:{} can post events "
+        "(bind loopback, restrict it with a NetworkPolicy, or set http_ingest.bearer_token_file "
+        "for senders other than Ray)",
+        http.address, http_port_);
+  }
   return absl::OkStatus();
 }
 

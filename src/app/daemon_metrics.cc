@@ -392,6 +392,7 @@ constexpr Family kFamilies[] = {
          out.Add({listener.name, "header_too_large"}, c.headers_too_large.load());
          out.Add({listener.name, "too_many_header_fields"}, c.too_many_header_fields.load());
          out.Add({listener.name, "body_too_large"}, c.bodies_too_large.load());
+         out.Add({listener.name, "unauthorized"}, c.unauthorized.load());
          out.Add({listener.name, "timeout"}, c.timeouts.load());
          out.Add({listener.name, "handler_error"}, c.handler_errors.load());
        }

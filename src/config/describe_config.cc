@@ -135,10 +135,14 @@ std::string DescribeConfig(const Config& config) {
       "; drain timeout ", FormatDuration(config.shutdown.drain_timeout),
       config.ingest_auth.token_required ? "; ingest requires Ray's auth token" : ""));
   if (config.http_ingest.enabled) {
-    lines.push_back(strings::Cat("HTTP JSON ingest ",
-                                 HostPort(config.http_ingest.address, config.http_ingest.port),
-                                 config.http_ingest.path, " (max body ",
-                                 FormatByteSize(config.http_ingest.max_body_bytes), ")"));
+    lines.push_back(strings::Cat(
+        "HTTP JSON ingest ", HostPort(config.http_ingest.address, config.http_ingest.port),
+        config.http_ingest.path, " (max body ", FormatByteSize(config.http_ingest.max_body_bytes),
+        "; ",
+        config.http_ingest.bearer_token_file.empty()
+            ? std::string("unauthenticated")
+            : strings::Cat("bearer token from ", config.http_ingest.bearer_token_file),
+        ")"));
   }
   lines.push_back(strings::Cat(
       "log format ", config.log.format, " to ",

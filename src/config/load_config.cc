@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/small_file.h"
 #include "common/text.h"
 #include "config/object_sink_config.h"
 #include "config/problems.h"
@@ -122,6 +123,32 @@ void AddSinkWarnings(const Config& config, std::vector<std::string>& warnings) {
   }
 }
 
+// http_ingest.bearer_token_file: read once, at load (a restart picks up a
+// new token). Errors name the key and the file, never the content.
+absl::Status ReadHttpIngestToken(HttpIngestConfig& http) {
+  http.bearer_token.clear();
+  if (http.bearer_token_file.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> content = ReadSmallFile(http.bearer_token_file);
+  if (!content.ok()) {
+    return absl::Status(content.status().code(), strings::Cat("http_ingest.bearer_token_file: ",
+                                                              content.status().message()));
+  }
+  const std::string_view token = strings::StripBlanks(*content, " \t\r\n");
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        strings::Cat("http_ingest.bearer_token_file: ", http.bearer_token_file, " is empty"));
+  }
+  for (char c : token) {
+    if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          strings::Cat("http_ingest.bearer_token_file: ", http.bearer_token_file,
+                       ": the token contains a blank, line break or control character"));
+    }
+  }
+  http.bearer_token = std::string(token);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environment& env) {
@@ -140,6 +167,9 @@ absl::StatusOr<LoadedConfig> LoadConfig(const CommandLine& cli, const Environmen
   }
   if (absl::Status status = ApplyFlags(cli, loaded.config); !status.ok()) return status;
   ExpandLabelValues(env, loaded.config, loaded.warnings);
+  if (absl::Status status = ReadHttpIngestToken(loaded.config.http_ingest); !status.ok()) {
+    return status;
+  }
 
   // The file was validated and the environment and flags only store checked
   // values, so this guards against a bug in those steps, not user input.

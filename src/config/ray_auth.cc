@@ -1,11 +1,7 @@
 #include "config/ray_auth.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "absl/status/statusor.h"
+#include "common/small_file.h"
 #include "common/text.h"
 
 namespace rayagg {
@@ -14,16 +10,15 @@ namespace {
 std::string_view TrimBlanks(std::string_view text) { return strings::StripBlanks(text, " \t\r\n"); }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view source) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    const int error = errno;
-    return absl::NotFoundError(strings::Cat(kRayAuthMode, "=token but no token: ", kRayAuthToken,
-                                            " is not set and the token file ", path, " (", source,
-                                            ") cannot be read: ", std::strerror(error)));
+  // Bounded: a token file pointing at something huge is an error, not an endless read.
+  absl::StatusOr<std::string> content = ReadSmallFile(path);
+  if (!content.ok()) {
+    return absl::Status(content.status().code(),
+                        strings::Cat(kRayAuthMode, "=token but no token: ", kRayAuthToken,
+                                     " is not set and the token file (", source,
+                                     ") cannot be used: ", content.status().message()));
   }
-  std::ostringstream content;
-  content << file.rdbuf();
-  const std::string token(TrimBlanks(content.str()));
+  const std::string token(TrimBlanks(*content));
   if (token.empty()) {
     return absl::InvalidArgumentError(
         strings::Cat(kRayAuthMode, "=token but the token file ", path, " is empty"));

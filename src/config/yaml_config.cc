@@ -370,6 +370,8 @@ void ReadHttpIngest(YamlReader& r, const Node& node, const Path& path, HttpInges
          {"address", [&](const Node& v, const Path& p) { r.String(v, p, http.address); }},
          {"port", [&](const Node& v, const Path& p) { r.Port(v, p, http.port); }},
          {"path", [&](const Node& v, const Path& p) { r.String(v, p, http.path); }},
+         {"bearer_token_file",
+          [&](const Node& v, const Path& p) { r.String(v, p, http.bearer_token_file); }},
          {"max_body_bytes",
           [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, kMinHttpBodyBytes, kMaxHttpBodyBytes, http.max_body_bytes);

@@ -120,12 +120,18 @@ HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler) {
-  routes_[std::move(path)] = Route{std::move(methods), std::move(handler), nullptr};
+  routes_[std::move(path)] = Route{std::move(methods), std::move(handler), nullptr, nullptr};
 }
 
 void HttpServer::AddAsyncRoute(std::string path, std::vector<http::verb> methods,
-                               AsyncHttpHandler handler) {
-  routes_[std::move(path)] = Route{std::move(methods), nullptr, std::move(handler)};
+                               AsyncHttpHandler handler, HttpHeaderCheck authorize) {
+  routes_[std::move(path)] =
+      Route{std::move(methods), nullptr, std::move(handler), std::move(authorize)};
+}
+
+const HttpServer::Route* HttpServer::FindRoute(std::string_view target) const {
+  auto route = routes_.find(std::string(target.substr(0, target.find('?'))));
+  return route == routes_.end() ? nullptr : &route->second;
 }
 
 absl::StatusOr<uint16_t> HttpServer::Start() {
@@ -341,13 +347,11 @@ asio::awaitable<HttpServerResponse> HttpServer::CallAsync(const AsyncHttpHandler
 }
 
 asio::awaitable<HttpServerResponse> HttpServer::Dispatch(HttpRequest& request) {
-  const std::string_view target = ToStd(request.target());
-  const std::string path(target.substr(0, target.find('?')));
-  auto route = routes_.find(path);
-  if (route == routes_.end()) {
+  const Route* route = FindRoute(ToStd(request.target()));
+  if (route == nullptr) {
     co_return MakeHttpResponse(request, http::status::not_found, "not found\n");
   }
-  const std::vector<http::verb>& methods = route->second.methods;
+  const std::vector<http::verb>& methods = route->methods;
   const bool allowed = Allows(methods, request.method()) ||
                        (request.method() == http::verb::head && Allows(methods, http::verb::get));
   if (!allowed) {
@@ -357,10 +361,8 @@ asio::awaitable<HttpServerResponse> HttpServer::Dispatch(HttpRequest& request) {
     co_return response;
   }
   try {
-    if (route->second.async_handler) {
-      co_return co_await CallAsync(route->second.async_handler, request);
-    }
-    co_return route->second.handler(request);
+    if (route->async_handler) co_return co_await CallAsync(route->async_handler, request);
+    co_return route->handler(request);
   } catch (const std::exception&) {
     // Answered below: co_await is not allowed inside a handler block.
   }
@@ -457,6 +459,16 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
           "more than " + std::to_string(options_.max_header_fields) + " header fields\n");
       break;
     }
+    if (const Route* route = FindRoute(ToStd(parser.get().target()));
+        route != nullptr && route->authorize && !route->authorize(parser.get())) {
+      EndWait(id);
+      ++counters_.unauthorized;
+      HttpServerResponse response =
+          ErrorWithoutRequest(http::status::unauthorized, "missing or wrong bearer token\n");
+      response.set(http::field::www_authenticate, "Bearer");
+      co_await RefuseAndLinger(stream, std::move(response));
+      break;
+    }
     if (!too_large && !parser.is_done()) {
       const auto expect = parser.get()[http::field::expect];
       if (beast::iequals(expect, "100-continue")) {
@@ -491,18 +503,10 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
     EndWait(id);
     if (too_large) {
       ++counters_.bodies_too_large;
-      ec = co_await WriteError(
-          stream, http::status::payload_too_large,
-          "request body larger than " + std::to_string(options_.max_body_bytes) + " bytes\n");
-      if (!ec) {
-        stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-        stream.expires_after(std::min(kLingerTimeout, options_.read_timeout));
-        std::array<char, 16 * 1024> scratch;
-        while (!ec) {
-          co_await stream.async_read_some(asio::buffer(scratch),
-                                          asio::redirect_error(asio::use_awaitable, ec));
-        }
-      }
+      co_await RefuseAndLinger(
+          stream, ErrorWithoutRequest(http::status::payload_too_large,
+                                      "request body larger than " +
+                                          std::to_string(options_.max_body_bytes) + " bytes\n"));
       break;
     }
 
@@ -536,6 +540,24 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
   }
   Unregister(id);
   stream.socket().close(ec);
+}
+
+asio::awaitable<void> HttpServer::RefuseAndLinger(beast::tcp_stream& stream,
+                                                  HttpServerResponse response) {
+  stream.expires_after(options_.write_timeout);
+  error_code ec;
+  co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) {
+    if (ec == beast::error::timeout) ++counters_.timeouts;
+    co_return;
+  }
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream.expires_after(std::min(kLingerTimeout, options_.read_timeout));
+  std::array<char, 16 * 1024> scratch;
+  while (!ec) {
+    co_await stream.async_read_some(asio::buffer(scratch),
+                                    asio::redirect_error(asio::use_awaitable, ec));
+  }
 }
 
 asio::awaitable<error_code> HttpServer::WriteError(beast::tcp_stream& stream, http::status status,

@@ -61,6 +61,10 @@ class HttpResponder {
 // request stays valid (and must not be touched after `respond`) until then.
 using AsyncHttpHandler = std::function<void(HttpRequest& request, HttpResponder respond)>;
 
+// Decides from a request's header alone, before its body is read, whether
+// it may go on (an authentication check). Thread-safe, like a handler.
+using HttpHeaderCheck = std::function<bool(const HttpRequest::header_type& header)>;
+
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: the OS picks; see HttpServer::port()
@@ -101,6 +105,7 @@ struct HttpServerCounters {
   std::atomic<uint64_t> headers_too_large{0};       // above max_header_bytes, answered 431
   std::atomic<uint64_t> too_many_header_fields{0};  // above max_header_fields, answered 431
   std::atomic<uint64_t> bodies_too_large{0};        // answered 413
+  std::atomic<uint64_t> unauthorized{0};            // a route's header check refused; 401
   // A read (read_timeout) or write deadline passed in the middle of a request.
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> handler_errors{0};  // a handler threw; answered 500
@@ -130,8 +135,11 @@ class HttpServer {
   // Before Start(). `path` is matched exactly against the request target
   // without its query string. A route allowing GET also answers HEAD.
   void AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler);
-  // The same for a handler that answers asynchronously.
-  void AddAsyncRoute(std::string path, std::vector<http::verb> methods, AsyncHttpHandler handler);
+  // The same for a handler that answers asynchronously. With `authorize`,
+  // a request it refuses gets 401 (WWW-Authenticate: Bearer) before its body
+  // is read, and the connection is closed.
+  void AddAsyncRoute(std::string path, std::vector<http::verb> methods, AsyncHttpHandler handler,
+                     HttpHeaderCheck authorize = nullptr);
 
   // Binds, listens and starts accepting; returns the bound port. An address
   // that does not parse or a port that cannot be bound is an error naming it.
@@ -152,7 +160,9 @@ class HttpServer {
     std::vector<http::verb> methods;
     HttpHandler handler;  // one of these two
     AsyncHttpHandler async_handler;
+    HttpHeaderCheck authorize;  // none: every request may go on
   };
+  const Route* FindRoute(std::string_view target) const;
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
   // Waits for the first byte of the next request into `buffer`; false when
@@ -166,6 +176,10 @@ class HttpServer {
   // connection is closed after it.
   asio::awaitable<boost::system::error_code> WriteError(beast::tcp_stream& stream,
                                                         http::status status, std::string body);
+  // Writes `response` to a request whose body was not read, then reads and
+  // discards what the client still sends for a short while before closing,
+  // so that it sees the answer rather than a connection reset.
+  asio::awaitable<void> RefuseAndLinger(beast::tcp_stream& stream, HttpServerResponse response);
   asio::awaitable<HttpServerResponse> Dispatch(HttpRequest& request);
   asio::awaitable<HttpServerResponse> CallAsync(const AsyncHttpHandler& handler,
                                                 HttpRequest& request);

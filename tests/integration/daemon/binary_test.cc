@@ -501,6 +501,75 @@ std::optional<double> MetricValue(int ops_port, std::string_view name,
   return value.ok() ? std::optional<double>(*value) : std::nullopt;
 }
 
+// Secrets never reach the logs, --check-config's output or /metrics: a
+// canary in every secret place of the config (HTTP ingest's token file, a
+// sink's token file and header value), the daemon run at log level debug and
+// exercised (a wrong and the right ingest token, an event delivered with the
+// sink's token), then every output is searched for it.
+TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
+  const std::string canary = "canary-5ecr3t-b1d9";
+  const std::string ingest_token = dir_.Path("ingest-token");
+  WriteFile(ingest_token, canary + "-ingest\n");
+  const std::string sink_token = dir_.Path("sink-token");
+  WriteFile(sink_token, canary + "-sink\n");
+  const std::string config = Config(
+      SinkConfigYaml("    bearer_token_file: " + sink_token +
+                         "\n    headers: {X-Api-Key: " + canary + "-header}\n",
+                     "http_ingest: {enabled: true, bearer_token_file: " + ingest_token + "}\n"));
+
+  auto check = Run({"--config", config, "--check-config", "--log-level", "debug"});
+  ASSERT_TRUE(ExitedWith(check->WaitForExit(kWaitTimeout), 0)) << ReadFile(stderr_path());
+  const std::string check_output = ReadFile(stdout_path()) + ReadFile(stderr_path());
+  EXPECT_NE(check_output.find(ingest_token), std::string::npos) << check_output;
+  EXPECT_EQ(check_output.find(canary), std::string::npos) << check_output;
+
+  const std::string http_port_path = dir_.Path("http-port");
+  const std::string ops_port_path = dir_.Path("ops-port");
+  auto daemon = Run({"--config", config, "--log-level", "debug", "--grpc-port", "0", "--port-file",
+                     port_path(), "--http-port", "0", "--http-port-file", http_port_path,
+                     "--ops-port", "0", "--ops-port-file", ops_port_path});
+  ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
+      << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  const int http_port = std::stoi(ReadFile(http_port_path));
+  const int ops_port = std::stoi(ReadFile(ops_port_path));
+
+  auto post = [&](const std::string& token) {
+    asio::io_context io_context;
+    absl::StatusOr<Url> url =
+        ParseUrl("http://127.0.0.1:" + std::to_string(http_port) + "/v1/events");
+    EXPECT_TRUE(url.ok());
+    HttpClient client(io_context.get_executor(), *url, kWaitTimeout);
+    const std::string body = R"([{"eventId": "AQID", "sourceType": "CORE_WORKER", )"
+                             R"("eventType": "TASK_DEFINITION_EVENT", "severity": "INFO", )"
+                             R"("timestamp": "2025-06-30T16:50:30Z", "sessionName": "s", )"
+                             R"("taskDefinitionEvent": {"taskId": "AQ==", "taskAttempt": 0}}])";
+    return RunCoroutine(io_context, client.Post(body, {{"Authorization", "Bearer " + token}}))
+        .response.status;
+  };
+  EXPECT_EQ(post(canary + "-wrong"), 401u);
+  EXPECT_EQ(post(canary + "-ingest"), 200u);
+  ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
+  EXPECT_EQ(server_.Requests().front().Header("Authorization"), "Bearer " + canary + "-sink");
+  EXPECT_EQ(MetricValue(ops_port, "rayagg_http_server_errors_total",
+                        {{"listener", "http_ingest"}, {"reason", "unauthorized"}}),
+            1);
+
+  asio::io_context io_context;
+  absl::StatusOr<Url> metrics_url =
+      ParseUrl("http://127.0.0.1:" + std::to_string(ops_port) + "/metrics");
+  ASSERT_TRUE(metrics_url.ok());
+  HttpClient scraper(io_context.get_executor(), *metrics_url, kWaitTimeout);
+  const HttpResult page = RunCoroutine(io_context, scraper.Get());
+  ASSERT_EQ(page.response.status, 200u);
+  EXPECT_EQ(page.response.body.find(canary), std::string::npos);
+
+  daemon->Signal(SIGTERM);
+  EXPECT_TRUE(ExitedWith(daemon->WaitForExit(kWaitTimeout), 0));
+  const std::string logs = ReadFile(stdout_path()) + ReadFile(stderr_path());
+  EXPECT_NE(logs.find("auth=bearer-token"), std::string::npos);  // the run did log
+  EXPECT_EQ(logs.find(canary), std::string::npos) << logs;
+}
+
 // SIGHUP with a file that does not load: refused, counted as a failed
 // reload on /metrics; the fixed file then reloads and counts a success.
 TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {

@@ -12,6 +12,7 @@
 #include "http/http_client.h"
 #include "support/daemon_fixture.h"
 #include "support/json_compare.h"
+#include "support/prometheus_text.h"
 #include "support/raw_http_client.h"
 #include "support/run_coroutine.h"
 #include "support/sample_events.h"
@@ -289,6 +290,44 @@ TEST_F(HttpIngestTest, AnswersTheHttpErrorsWhereTheyApply) {
   EXPECT_EQ(harness().daemon().buffer_snapshot().appended_events, 0u);
   // Still serving.
   EXPECT_EQ(Post(http_port(), "[]").response.status, 200u);
+}
+
+// http_ingest.bearer_token_file (here the token it loaded): a request
+// without the right token gets 401 before its body is read and never
+// reaches the handler; each refusal is counted; the token is in no metric.
+TEST_F(HttpIngestTest, BearerTokenIsRequiredWhenConfigured) {
+  Config config = HttpIngestConfig({FastHttpSink(server_.Url("/"))});
+  config.http_ingest.bearer_token_file = "/run/secrets/ingest-token";
+  config.http_ingest.bearer_token = "canary-ingest-7f3a";
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const std::string body(kRayAgentBody);
+
+  EXPECT_EQ(Post(http_port(), body).response.status, 401u);
+  EXPECT_EQ(
+      Post(http_port(), body, {{"Authorization", "Bearer canary-ingest-7f3"}}).response.status,
+      401u);
+  EXPECT_EQ(
+      Post(http_port(), body, {{"Authorization", "Bearer canary-ingest-7f3a"}}).response.status,
+      200u);
+  EXPECT_EQ(counters().http_requests.load(), 1u);
+  EXPECT_EQ(counters().accepted_events.load(), 2u);
+  const std::string page = harness().daemon().RenderMetricsPage();
+  absl::StatusOr<PrometheusPage> parsed = ParsePrometheusText(page);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<double> unauthorized = parsed->Value(
+      "rayagg_http_server_errors_total", {{"listener", "http_ingest"}, {"reason", "unauthorized"}});
+  ASSERT_TRUE(unauthorized.ok()) << unauthorized.status();
+  EXPECT_EQ(*unauthorized, 2);
+  EXPECT_EQ(page.find("canary-ingest"), std::string::npos);
+}
+
+// Ray's token mode is for gRPC: Ray's HTTP publisher sends no Authorization
+// header, so RAY_AUTH_MODE=token must not lock it out of HTTP ingest.
+TEST_F(HttpIngestTest, RaysAuthModeDoesNotApplyToHttpIngest) {
+  Config config = HttpIngestConfig({FastHttpSink(server_.Url("/"))});
+  config.ingest_auth = IngestAuthConfig{.token_required = true, .token = "ray-token"};
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  EXPECT_EQ(Post(http_port(), std::string(kRayAgentBody)).response.status, 200u);
 }
 
 // A sender posting bad requests or bad elements in a loop (Ray's agent

@@ -461,6 +461,44 @@ TEST_F(AsyncRouteTest, ConnectionsBeyondLimitAreRefusedWhenNoneWaits) {
   EXPECT_EQ(busy.Read().result_int(), 202u);
 }
 
+// A route's header check runs before the body is read: a refused request
+// gets 401 although its body never arrives, and the handler never sees it.
+TEST_F(HttpServerTest, HeaderCheckRefusesWith401BeforeTheBody) {
+  server_ = std::make_unique<HttpServer>(server_io_, HttpServerOptions{});
+  std::atomic<int> handled{0};
+  server_->AddAsyncRoute(
+      "/v1/events", {http::verb::post},
+      [&handled](HttpRequest& request, rayagg::HttpResponder respond) {
+        ++handled;
+        respond(MakeHttpResponse(request, http::status::ok, "ok"));
+      },
+      [](const HttpRequest::header_type& header) {
+        return header[http::field::authorization] == "Bearer right";
+      });
+  ASSERT_TRUE(server_->Start().ok());
+
+  RawClient without(server_->port());
+  without.Send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n");
+  const auto refused = without.Read();
+  EXPECT_EQ(refused.result_int(), 401u);
+  EXPECT_EQ(refused[http::field::www_authenticate], "Bearer");
+  EXPECT_FALSE(refused.keep_alive());
+
+  RawClient wrong(server_->port());
+  wrong.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
+      "Content-Length: 2\r\n\r\n[]");
+  EXPECT_EQ(wrong.Read().result_int(), 401u);
+
+  RawClient right(server_->port());
+  right.Send(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer right\r\n"
+      "Content-Length: 2\r\n\r\n[]");
+  EXPECT_EQ(right.Read().result_int(), 200u);
+  EXPECT_EQ(handled.load(), 1);
+  EXPECT_EQ(server_->counters().unauthorized.load(), 2u);
+}
+
 TEST_F(HttpServerTest, StopClosesOpenConnectionsAndListener) {
   StartServer();
   const uint16_t port = server_->port();

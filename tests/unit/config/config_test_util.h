@@ -61,8 +61,10 @@ inline auto Fields(const IngestAuthConfig& c) {
   return std::tie(token_required, token);
 }
 inline auto Fields(const HttpIngestConfig& c) {
-  const auto& [enabled, address, port, path, max_body_bytes, limits] = c;
-  return std::tie(enabled, address, port, path, max_body_bytes, limits);
+  const auto& [enabled, address, port, path, max_body_bytes, bearer_token_file, bearer_token,
+               limits] = c;
+  return std::tie(enabled, address, port, path, max_body_bytes, bearer_token_file, bearer_token,
+                  limits);
 }
 
 inline auto Fields(const SpoolConfig& c) {

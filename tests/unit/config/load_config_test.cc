@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "common/small_file.h"
 #include "config_test_util.h"
 
 namespace rayagg {
@@ -290,6 +291,59 @@ TEST(LoadConfigHttpIngestTest, ForwardingToAnotherAggregatorOnTheSamePortIsFine)
       std::map<std::string, std::string>{{"RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR",
                                           "http://central-aggregator:8084/v1/events"}});
   EXPECT_TRUE(LoadConfig(cli, env).ok());
+}
+
+}  // namespace
+}  // namespace rayagg
+
+namespace rayagg {
+namespace {
+
+class HttpIngestTokenTest : public LoadConfigTest {};
+
+// http_ingest.bearer_token_file is read at load; problems name the key and
+// the file, never the token; the summary says whether HTTP ingest is
+// authenticated, never with what.
+TEST_F(HttpIngestTokenTest, TokenFileIsReadAtLoad) {
+  const std::string token_path = WriteFile("  canary-token-91c2\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(
+      WithFile(WriteFile("http_ingest: {enabled: true, bearer_token_file: " + token_path + "}\n")),
+      Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.http_ingest.bearer_token, "canary-token-91c2");
+  const std::string summary = DescribeConfig(loaded->config);
+  EXPECT_THAT(summary, HasSubstr("bearer token from " + token_path));
+  EXPECT_THAT(summary, Not(HasSubstr("canary-token")));
+
+  loaded = LoadConfig(WithFile(WriteFile("http_ingest: {enabled: true}\n")), Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.http_ingest.bearer_token, "");
+  EXPECT_THAT(DescribeConfig(loaded->config), HasSubstr("unauthenticated"));
+}
+
+TEST_F(HttpIngestTokenTest, BadTokenFilesNameTheKeyNotTheContent) {
+  const std::string inner_blank = WriteFile("canary one\n");
+  for (const std::string& path :
+       {dir_ + "/absent", WriteFile(" \n"), inner_blank, std::string("/dev/zero"),
+        WriteFile(std::string(kMaxSecretFileBytes + 1, 'c'))}) {
+    absl::StatusOr<LoadedConfig> loaded =
+        LoadConfig(WithFile(WriteFile("http_ingest: {bearer_token_file: " + path + "}\n")), Env());
+    ASSERT_FALSE(loaded.ok()) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr("http_ingest.bearer_token_file")) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr(path));
+    EXPECT_THAT(Message(loaded), Not(HasSubstr("canary")));
+  }
+}
+
+// Ray's token mode never turns on a check for HTTP ingest (Ray's HTTP
+// publisher sends no Authorization header).
+TEST_F(HttpIngestTokenTest, RaysAuthModeLeavesHttpIngestOpen) {
+  absl::StatusOr<LoadedConfig> loaded =
+      LoadConfig(WithFile(WriteFile("http_ingest: {enabled: true}\n")),
+                 Env({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", "ray-token"}}));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->config.ingest_auth.token_required);
+  EXPECT_EQ(loaded->config.http_ingest.bearer_token, "");
 }
 
 }  // namespace

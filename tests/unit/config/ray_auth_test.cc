@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/small_file.h"
 #include "config/load_config.h"
 #include "config_test_util.h"
 #include "support/temp_dir.h"
@@ -76,6 +77,20 @@ TEST(RayAuthTest, MissingTokenStopsStartupWithoutLeakingAnything) {
   loaded = Load({{"RAY_AUTH_MODE", "token"}});  // no HOME either
   ASSERT_FALSE(loaded.ok());
   EXPECT_THAT(Message(loaded), HasSubstr("HOME"));
+}
+
+// The token file is read up to a limit: a huge file, or one that never
+// ends, is an error instead of an endless read.
+TEST(RayAuthTest, TokenFileAboveTheLimitIsRefused) {
+  TempDir dir;
+  const std::string huge = dir.Write("huge", std::string(kMaxSecretFileBytes + 1, 'a'));
+  for (const std::string& path : {huge, std::string("/dev/zero")}) {
+    absl::StatusOr<LoadedConfig> loaded =
+        Load({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN_PATH", path}});
+    ASSERT_FALSE(loaded.ok()) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr("larger than")) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr(path));
+  }
 }
 
 TEST(RayAuthTest, UnknownModeRefusesToRunUnauthenticated) {
