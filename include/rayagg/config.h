@@ -24,6 +24,19 @@ struct GrpcConfig {
   uint16_t port = 8085;
   // Ray's agent uses AGENT_GRPC_MAX_MESSAGE_LENGTH = 20 MiB.
   uint64_t max_receive_message_bytes = 20ull * 1024 * 1024;
+  // Calls open at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS);
+  // more wait in the client until one ends.
+  uint64_t max_concurrent_streams = 100;
+  // Memory gRPC may use for all connections and calls (its ResourceQuota);
+  // at the limit it reads no more from connections until calls finish.
+  uint64_t memory_limit_bytes = 256ull * 1024 * 1024;
+  // A connection must complete the HTTP/2 handshake within this, or it is
+  // closed (a peer that connects and sends nothing).
+  Duration handshake_timeout{10'000};
+  // Keepalive enforcement: a client pinging more often than this (also
+  // between calls) is sent GOAWAY "too_many_pings" after two strikes.
+  // Ray's clients ping every 5 minutes at most.
+  Duration keepalive_min_interval{30'000};
 };
 
 // `buffer:` — the event log shared by every sink.

@@ -303,6 +303,23 @@ void ValidateConfig(const Config& config, Problems& problems) {
                               FormatByteSize(kMaxHttpBodyBytes)));
   }
   ValidateListenerLimits("http_ingest.limits", http.limits, problems);
+  const GrpcConfig& grpc = config.grpc;
+  if (grpc.max_concurrent_streams < 1 || grpc.max_concurrent_streams > kMaxGrpcStreams) {
+    problems.Add("grpc.max_concurrent_streams",
+                 strings::Cat("must be from 1 to ", kMaxGrpcStreams));
+  }
+  if (grpc.memory_limit_bytes < kMinGrpcMemoryBytes) {
+    problems.Add("grpc.memory_limit_bytes",
+                 strings::Cat("must be at least ", FormatByteSize(kMinGrpcMemoryBytes)));
+  }
+  for (const auto& [key, value] :
+       {std::pair{"grpc.handshake_timeout", grpc.handshake_timeout},
+        std::pair{"grpc.keepalive_min_interval", grpc.keepalive_min_interval}}) {
+    if (value < kMinListenerTimeout || value > kMaxDuration) {
+      problems.Add(key, strings::Cat("must be from ", FormatDuration(kMinListenerTimeout), " to ",
+                                     FormatDuration(kMaxDuration)));
+    }
+  }
   ValidateListenerLimits("ops.limits", config.ops.limits, problems);
 }
 

@@ -34,6 +34,9 @@ inline constexpr uint64_t kMinHeaderBytes = 1024;
 inline constexpr uint64_t kMaxHeaderBytes = 1024 * 1024;
 inline constexpr uint64_t kMaxHeaderFields = 10'000;
 inline constexpr Duration kMinListenerTimeout{1};
+// grpc.max_concurrent_streams (an HTTP/2 setting, int in gRPC) and memory_limit_bytes.
+inline constexpr uint64_t kMaxGrpcStreams = 1'000'000;
+inline constexpr uint64_t kMinGrpcMemoryBytes = 1024 * 1024;
 
 // spool.segment_bytes: part locations are 32-bit offsets, and a segment may
 // overrun by one record, so 1GiB leaves room; 64KiB keeps headers cheap.

@@ -26,9 +26,25 @@ void ReadGrpc(YamlReader& r, const Node& node, const Path& path, GrpcConfig& grp
   r.Map(node, path,
         {{"address", [&](const Node& v, const Path& p) { r.String(v, p, grpc.address); }},
          {"port", [&](const Node& v, const Path& p) { r.Port(v, p, grpc.port); }},
-         {"max_receive_message_bytes", [&](const Node& v, const Path& p) {
+         {"max_receive_message_bytes",
+          [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, kMinGrpcMessageBytes, kMaxGrpcMessageBytes,
                        grpc.max_receive_message_bytes);
+          }},
+         {"max_concurrent_streams",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, kMaxGrpcStreams, grpc.max_concurrent_streams);
+          }},
+         {"memory_limit_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, kMinGrpcMemoryBytes, kNoMax, grpc.memory_limit_bytes);
+          }},
+         {"handshake_timeout",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinListenerTimeout, grpc.handshake_timeout);
+          }},
+         {"keepalive_min_interval", [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinListenerTimeout, grpc.keepalive_min_interval);
           }}});
 }
 

@@ -5,12 +5,15 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "support/daemon_fixture.h"
 #include "support/json_compare.h"
+#include "support/raw_http_client.h"
 #include "support/sample_events.h"
 
 namespace rayagg::test {
@@ -179,6 +182,53 @@ AddEventsRequest RequestOfExactSize(size_t size) {
   }
   ADD_FAILURE() << "could not build a request of exactly " << size << " bytes";
   return request;
+}
+
+// A peer that connects and never completes the HTTP/2 handshake (a
+// slowloris on gRPC) gets GOAWAY and is closed after grpc.handshake_timeout;
+// real callers are served meanwhile.
+TEST_F(GrpcIngestTest, ConnectionWithoutHandshakeIsClosedAtTheTimeout) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
+  config.grpc.handshake_timeout = std::chrono::milliseconds(200);
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  RawHttpClient silent(static_cast<uint16_t>(harness().port()), kConditionTimeout);
+  ExpectStillServing();
+  // gRPC's own SETTINGS, then GOAWAY saying why, then the close (a
+  // connection never closed would make ReadUntilClosed throw).
+  const std::string received = silent.ReadUntilClosed();
+  EXPECT_NE(received.find("handshake timeout"), std::string::npos);
+  ExpectStillServing();
+}
+
+// grpc.max_concurrent_streams is what the server announces in its HTTP/2
+// SETTINGS, read here from a real connection.
+TEST_F(GrpcIngestTest, MaxConcurrentStreamsIsAnnounced) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
+  config.grpc.max_concurrent_streams = 7;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  asio::io_context io_context;
+  asio::ip::tcp::socket socket(io_context);
+  socket.connect({asio::ip::make_address_v4("127.0.0.1"), static_cast<uint16_t>(harness().port())});
+  // The client connection preface and an empty SETTINGS frame.
+  const std::string preface =
+      std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + std::string("\0\0\0\x04\0\0\0\0\0", 9);
+  asio::write(socket, asio::buffer(preface));
+  std::optional<uint32_t> announced;
+  for (int frame = 0; frame < 8 && !announced; ++frame) {
+    std::array<uint8_t, 9> header{};
+    asio::read(socket, asio::buffer(header));
+    const size_t length = (size_t{header[0]} << 16) | (size_t{header[1]} << 8) | header[2];
+    std::vector<uint8_t> payload(length);
+    asio::read(socket, asio::buffer(payload));
+    const bool settings = header[3] == 0x4 && (header[4] & 0x1) == 0;
+    for (size_t at = 0; settings && at + 6 <= length; at += 6) {
+      const uint16_t id = static_cast<uint16_t>((payload[at] << 8) | payload[at + 1]);
+      const uint32_t value = (uint32_t{payload[at + 2]} << 24) | (uint32_t{payload[at + 3]} << 16) |
+                             (uint32_t{payload[at + 4]} << 8) | payload[at + 5];
+      if (id == 0x3) announced = value;  // SETTINGS_MAX_CONCURRENT_STREAMS
+    }
+  }
+  EXPECT_EQ(announced, 7u);
 }
 
 TEST_F(GrpcIngestTest, DefaultReceiveLimitIsRaysTwentyMebibytes) {

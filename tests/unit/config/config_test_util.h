@@ -22,8 +22,10 @@ std::string Message(const absl::StatusOr<T>& result) {
 // bindings below stop compiling when a field is added, so these comparisons
 // (and the example-config test built on them) cannot silently skip it.
 inline auto Fields(const GrpcConfig& c) {
-  const auto& [address, port, max_receive_message_bytes] = c;
-  return std::tie(address, port, max_receive_message_bytes);
+  const auto& [address, port, max_receive_message_bytes, max_concurrent_streams, memory_limit_bytes,
+               handshake_timeout, keepalive_min_interval] = c;
+  return std::tie(address, port, max_receive_message_bytes, max_concurrent_streams,
+                  memory_limit_bytes, handshake_timeout, keepalive_min_interval);
 }
 inline auto Fields(const BufferConfig& c) {
   const auto& [max_events, max_bytes, coalesce, dedup_window_events] = c;

@@ -457,6 +457,26 @@ ops:
   EXPECT_EQ(defaults.ops.limits.read_timeout, Duration(5'000));
 }
 
+TEST(YamlConfigTest, GrpcLimits) {
+  Config config = Parse(R"(
+grpc:
+  max_concurrent_streams: 10
+  memory_limit_bytes: 64MiB
+  handshake_timeout: 2s
+  keepalive_min_interval: 1m
+)");
+  EXPECT_EQ(config.grpc.max_concurrent_streams, 10u);
+  EXPECT_EQ(config.grpc.memory_limit_bytes, 64u << 20);
+  EXPECT_EQ(config.grpc.handshake_timeout, Duration(2000));
+  EXPECT_EQ(config.grpc.keepalive_min_interval, Duration(60'000));
+  EXPECT_THAT(ErrorOf("grpc: {max_concurrent_streams: 0}\n"),
+              HasSubstr("grpc.max_concurrent_streams"));
+  EXPECT_THAT(ErrorOf("grpc: {memory_limit_bytes: 1KiB}\n"), HasSubstr("grpc.memory_limit_bytes"));
+  EXPECT_THAT(ErrorOf("grpc: {handshake_timeout: 0ms}\n"), HasSubstr("grpc.handshake_timeout"));
+  EXPECT_THAT(ErrorOf("grpc: {keepalive_min_interval: 5}\n"),
+              HasSubstr("grpc.keepalive_min_interval"));
+}
+
 TEST(YamlConfigTest, ListenerLimitErrorsNameTheKey) {
   EXPECT_THAT(ErrorOf("http_ingest: {limits: {max_connections: 0}}\n"),
               HasSubstr("http_ingest.limits.max_connections"));
