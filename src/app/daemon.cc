@@ -237,7 +237,9 @@ absl::Status Daemon::StartOps() {
   ops_server_->AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
     // The spool's state is a line of the body, never a reason for 503:
     // ingest accepts while it is down (or answers 503 itself when refusing).
-    const std::string spool = spool_link_ ? spool_link_->HealthLine() + "\n" : std::string();
+    const std::string spool = spool_link_ ? spool_link_->HealthLine() + "\n" +
+                                                SpoolLink::RecoveryLine(spool_->Stats()) + "\n"
+                                          : std::string();
     return ready_.load()
                ? MakeHttpResponse(request, http::status::ok, "ready\n" + spool)
                : MakeHttpResponse(request, http::status::service_unavailable, "draining\n" + spool);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/text.h"
+
 namespace rayagg {
 
 void SpoolLink::OnEvict(const spool::SegmentInfo& segment) {
@@ -44,6 +46,15 @@ std::string SpoolLink::HealthLine() const {
       return "spool: down, refusing requests (" + reason_ + ")";
   }
   return "spool: unknown";
+}
+
+std::string SpoolLink::RecoveryLine(const spool::SpoolStats& stats) {
+  if (stats.recovering) {
+    return "spool recovery: scanning the earlier run's segments (ingest serves meanwhile)";
+  }
+  return strings::Cat("spool recovery: done, records=", stats.recovered_records,
+                      " bytes=", stats.recovered_bytes, " corrupt_regions=", stats.corrupt_regions,
+                      " torn_bytes=", stats.torn_bytes);
 }
 
 void SpoolLink::PublishPositions(spool::Spool& spool,

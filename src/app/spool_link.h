@@ -32,6 +32,9 @@ class SpoolLink final : public spool::SpoolListener {
 
   // One line for the /readyz body: "spool: healthy", or down and why.
   std::string HealthLine() const;
+  // One line for the /readyz body: the earlier run's segments are being
+  // scanned (serving goes on meanwhile), or what recovery found.
+  static std::string RecoveryLine(const spool::SpoolStats& stats);
 
   // The sinks' released positions (name, position) for the ledger; the
   // smallest of them is where segments may be deleted below.
