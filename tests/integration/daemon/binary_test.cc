@@ -134,6 +134,14 @@ class BinaryTest : public ::testing::Test {
            sink_extra + top_extra;
   }
 
+  // Waits for another listener's port file. Each listener writes its own once it serves, and the
+  // ops listener runs on its own thread, so the gRPC port file being there says nothing of it.
+  int PortFromFile(Subprocess& process, const std::string& path) {
+    const std::optional<int> port = rayagg::test::WaitForPortFile(process, path, kWaitTimeout);
+    if (!port) ADD_FAILURE() << "no port in " << path;
+    return port.value_or(0);
+  }
+
   // Waits for the port file (written by rename once serving).
   std::optional<int> WaitForPortFile(Subprocess& process, milliseconds timeout) {
     port_file_text_ = WaitForFile(process, port_path(), timeout).value_or("");
@@ -452,7 +460,7 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
   const std::optional<int> port = WaitForPortFile(*daemon, kWaitTimeout);
   ASSERT_TRUE(port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
-  const int ops_port = std::stoi(ReadFile(ops_port_path));
+  const int ops_port = PortFromFile(*daemon, ops_port_path);
   const std::string readyz = "http://127.0.0.1:" + std::to_string(ops_port) + "/readyz";
   EXPECT_TRUE(Probe(readyz).ok);
 
@@ -530,8 +538,8 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
   ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
       << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
-  const int http_port = std::stoi(ReadFile(http_port_path));
-  const int ops_port = std::stoi(ReadFile(ops_port_path));
+  const int http_port = PortFromFile(*daemon, http_port_path);
+  const int ops_port = PortFromFile(*daemon, ops_port_path);
 
   auto post = [&](const std::string& token) {
     asio::io_context io_context;
@@ -580,7 +588,7 @@ TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
   ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
       << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
-  const int ops_port = std::stoi(ReadFile(ops_port_path));
+  const int ops_port = PortFromFile(*daemon, ops_port_path);
   auto reloads = [&](const std::string& result) {
     return MetricValue(ops_port, "rayagg_config_reloads_total", {{"result", result}});
   };
