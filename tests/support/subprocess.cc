@@ -12,11 +12,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "support/condition_wait.h"
+#include "support/temp_dir.h"
 
 extern char** environ;
 
@@ -126,10 +125,7 @@ std::optional<std::string> WaitForFile(Subprocess& process, const std::string& p
   std::optional<std::string> text;
   while (true) {
     if (std::filesystem::exists(path)) {
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream content;
-      content << in.rdbuf();
-      text = content.str();
+      text = ReadWholeFile(path);
       break;
     }
     if (!process.Running() || deadline.Passed()) break;

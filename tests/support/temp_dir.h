@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,5 +53,14 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The whole content of `path`; empty when it cannot be read (a missing port
+// file, a daemon's log not yet written).
+inline std::string ReadWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
 
 }  // namespace rayagg::test

@@ -38,6 +38,7 @@
 #include "support/daemon_fixture.h"
 #include "support/gunzip.h"
 #include "support/json_compare.h"
+#include "support/metrics_scrape.h"
 #include "support/object_events.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
@@ -54,13 +55,6 @@ namespace rayagg::test {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -98,7 +92,7 @@ class BinaryTest : public ::testing::Test {
   void TearDown() override {
     if (HasFailure()) {
       // Context for the failure (never asserted on in the daemon tests).
-      std::cerr << "daemon stderr:\n" << ReadFile(stderr_path()) << "\n";
+      std::cerr << "daemon stderr:\n" << ReadWholeFile(stderr_path()) << "\n";
     }
   }
 
@@ -301,8 +295,8 @@ TEST_F(BinaryTest, ASecondDaemonOnTheSpoolDirectoryExitsNonZero) {
                     dir_.Path("second-stdout.txt"), second_stderr);
   const auto status = second.WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
-  EXPECT_NE(ReadFile(second_stderr).find("is in use by another process"), std::string::npos)
-      << ReadFile(second_stderr);
+  EXPECT_NE(ReadWholeFile(second_stderr).find("is in use by another process"), std::string::npos)
+      << ReadWholeFile(second_stderr);
 
   auto stub = ClientFor(*port);
   const std::vector<RayEvent> events = TaskLifecycleEvents(3, "first-daemon");
@@ -374,8 +368,9 @@ TEST_F(BinaryTest, SigtermWithAHangingEndpointExitsAfterTheDrainTimeout) {
 TEST_F(BinaryTest, CheckConfigAcceptsAValidConfig) {
   auto run = Run({"--config", Config(SinkConfigYaml("")), "--check-config"});
   const auto status = run->WaitForExit(kWaitTimeout);
-  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status) << "\n" << ReadFile(stderr_path());
-  EXPECT_FALSE(ReadFile(stdout_path()).empty());
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status) << "\n"
+                                     << ReadWholeFile(stderr_path());
+  EXPECT_FALSE(ReadWholeFile(stdout_path()).empty());
 }
 
 TEST_F(BinaryTest, CheckConfigRejectsABadConfigAndNamesTheKey) {
@@ -397,7 +392,7 @@ TEST_F(BinaryTest, CheckConfigRejectsABadConfigAndNamesTheKey) {
     const auto status = run->WaitForExit(kWaitTimeout);
     ASSERT_TRUE(status.has_value());
     EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << DescribeStatus(status);
-    const std::string error = ReadFile(stderr_path());
+    const std::string error = ReadWholeFile(stderr_path());
     EXPECT_NE(error.find(c.key), std::string::npos) << error;
   }
 }
@@ -407,13 +402,13 @@ TEST_F(BinaryTest, VersionAndHelpExitZero) {
     auto run = Run({"--version"});
     const auto status = run->WaitForExit(kWaitTimeout);
     EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
-    EXPECT_NE(ReadFile(stdout_path()).find("ray-event-aggregator"), std::string::npos);
+    EXPECT_NE(ReadWholeFile(stdout_path()).find("ray-event-aggregator"), std::string::npos);
   }
   {
     auto run = Run({"--help"});
     const auto status = run->WaitForExit(kWaitTimeout);
     EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
-    const std::string help = ReadFile(stdout_path());
+    const std::string help = ReadWholeFile(stdout_path());
     for (const char* flag : {"--config", "--grpc-port", "--port-file", "--check-config"}) {
       EXPECT_NE(help.find(flag), std::string::npos) << flag << " missing from:\n" << help;
     }
@@ -425,7 +420,7 @@ TEST_F(BinaryTest, UnknownFlagExitsNonZeroNamingIt) {
   const auto status = run->WaitForExit(kWaitTimeout);
   ASSERT_TRUE(status.has_value());
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << DescribeStatus(status);
-  EXPECT_NE(ReadFile(stderr_path()).find("no-such-flag"), std::string::npos);
+  EXPECT_NE(ReadWholeFile(stderr_path()).find("no-such-flag"), std::string::npos);
 }
 
 // `probe URL` exits 0 iff the URL answers 2xx, non-zero with a one-line error.
@@ -441,7 +436,7 @@ TEST_F(BinaryTest, ProbeExitCodeFollowsTheStatus) {
     auto run = Run({"probe", server_.Url("/readyz")});
     const auto status = run->WaitForExit(kWaitTimeout);
     EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
-    const std::string error = ReadFile(stderr_path());
+    const std::string error = ReadWholeFile(stderr_path());
     EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << error;
   }
   EXPECT_EQ(server_.RequestCount(), 2u);
@@ -497,14 +492,8 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
 // when the page cannot be fetched or the sample is not on it.
 std::optional<double> MetricValue(int ops_port, std::string_view name,
                                   const std::map<std::string, std::string>& labels) {
-  asio::io_context io_context;
-  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:" + std::to_string(ops_port) + "/metrics");
-  if (!url.ok()) return std::nullopt;
-  HttpClient client(io_context.get_executor(), *url, std::chrono::seconds(5));
-  const HttpResult result = RunCoroutine(io_context, client.Get());
-  if (result.error || result.response.status != 200) return std::nullopt;
-  absl::StatusOr<PrometheusPage> page = ParsePrometheusText(result.response.body);
-  if (!page.ok()) return std::nullopt;
+  const std::optional<PrometheusPage> page = ScrapeMetrics(ops_port, std::chrono::seconds(5));
+  if (!page) return std::nullopt;
   absl::StatusOr<double> value = page->Value(name, labels);
   return value.ok() ? std::optional<double>(*value) : std::nullopt;
 }
@@ -526,8 +515,8 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
                      "http_ingest: {enabled: true, bearer_token_file: " + ingest_token + "}\n"));
 
   auto check = Run({"--config", config, "--check-config", "--log-level", "debug"});
-  ASSERT_TRUE(ExitedWith(check->WaitForExit(kWaitTimeout), 0)) << ReadFile(stderr_path());
-  const std::string check_output = ReadFile(stdout_path()) + ReadFile(stderr_path());
+  ASSERT_TRUE(ExitedWith(check->WaitForExit(kWaitTimeout), 0)) << ReadWholeFile(stderr_path());
+  const std::string check_output = ReadWholeFile(stdout_path()) + ReadWholeFile(stderr_path());
   EXPECT_NE(check_output.find(ingest_token), std::string::npos) << check_output;
   EXPECT_EQ(check_output.find(canary), std::string::npos) << check_output;
 
@@ -573,7 +562,7 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
 
   daemon->Signal(SIGTERM);
   EXPECT_TRUE(ExitedWith(daemon->WaitForExit(kWaitTimeout), 0));
-  const std::string logs = ReadFile(stdout_path()) + ReadFile(stderr_path());
+  const std::string logs = ReadWholeFile(stdout_path()) + ReadWholeFile(stderr_path());
   EXPECT_NE(logs.find("auth=bearer-token"), std::string::npos);  // the run did log
   EXPECT_EQ(logs.find(canary), std::string::npos) << logs;
 }
@@ -582,7 +571,7 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
 // reload on /metrics; the fixed file then reloads and counts a success.
 TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
   const std::string config = Config(SinkConfigYaml(""));
-  const std::string valid_yaml = ReadFile(config);
+  const std::string valid_yaml = ReadWholeFile(config);
   const std::string ops_port_path = dir_.Path("ops-port");
   auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
                      "--ops-port", "0", "--ops-port-file", ops_port_path});
@@ -628,7 +617,7 @@ TEST_F(BinaryTest, SighupMovesASinkToItsNewUrlKeepingBufferedEvents) {
   ASSERT_TRUE(AddEvents(*stub, request).ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 
-  std::string yaml = ReadFile(config);
+  std::string yaml = ReadWholeFile(config);
   yaml.replace(yaml.find(server_.Url("/ray/events")), server_.Url("/ray/events").size(),
                fixed.Url("/moved"));
   WriteFile(config, yaml);

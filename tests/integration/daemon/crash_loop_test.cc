@@ -46,6 +46,7 @@
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/condition_wait.h"
 #include "support/daemon_fixture.h"
+#include "support/metrics_scrape.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/sample_events.h"
@@ -340,18 +341,6 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
     return daemon;
   }
 
-  std::optional<PrometheusPage> Scrape(int ops_port) {
-    asio::io_context io;
-    absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:" + std::to_string(ops_port) + "/metrics");
-    if (!url.ok()) return std::nullopt;
-    HttpClient client(io.get_executor(), *url, kRpcDeadline);
-    const HttpResult result = RunCoroutine(io, client.Get());
-    if (result.error || result.response.status != 200) return std::nullopt;
-    absl::StatusOr<PrometheusPage> page = ParsePrometheusText(result.response.body);
-    if (!page.ok()) return std::nullopt;
-    return *std::move(page);
-  }
-
   // Waits until the sink has every acknowledged event.
   bool WaitForEveryAcknowledged(std::vector<int64_t>& missing) {
     const std::vector<int64_t> acknowledged = sent_.acknowledged();
@@ -459,7 +448,7 @@ TEST_P(CrashLoopTest, KilledUnderLoadLosesNothingAcknowledged) {
   const std::string path = PathOf(last);
   std::string accounting;
   const bool balanced = WaitFor([&] {
-    const std::optional<PrometheusPage> page = Scrape(ports.ops);
+    const std::optional<PrometheusPage> page = ScrapeMetrics(ports.ops);
     if (!page) return false;
     const auto value = [&](const std::string& name,
                            const std::map<std::string, std::string>& labels = {}) {

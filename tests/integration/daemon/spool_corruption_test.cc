@@ -32,6 +32,7 @@
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
 #include "support/condition_wait.h"
 #include "support/daemon_fixture.h"
+#include "support/metrics_scrape.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/sample_events.h"
@@ -52,13 +53,6 @@ namespace fs = std::filesystem;
 constexpr int kRequests = 150;
 constexpr int kEventsPerRequest = 10;
 constexpr size_t kEvents = kRequests * kEventsPerRequest;
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 void WriteAll(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -86,7 +80,8 @@ std::vector<size_t> RecordOffsets(const std::string& segment) {
 class SpoolCorruptionTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    if (HasFailure()) std::cerr << "daemon stderr:\n" << ReadAll(dir_.Path("stderr.txt")) << "\n";
+    if (HasFailure())
+      std::cerr << "daemon stderr:\n" << ReadWholeFile(dir_.Path("stderr.txt")) << "\n";
   }
 
   fs::path spool_dir() const { return dir_.path() / "spool"; }
@@ -190,26 +185,13 @@ class SpoolCorruptionTest : public ::testing::Test {
     return delivered;
   }
 
-  std::optional<PrometheusPage> Scrape() {
-    asio::io_context io;
-    absl::StatusOr<Url> url =
-        ParseUrl("http://127.0.0.1:" + std::to_string(ops_port_) + "/metrics");
-    if (!url.ok()) return std::nullopt;
-    HttpClient client(io.get_executor(), *url, kRpcDeadline);
-    const HttpResult result = RunCoroutine(io, client.Get());
-    if (result.error || result.response.status != 200) return std::nullopt;
-    absl::StatusOr<PrometheusPage> page = ParsePrometheusText(result.response.body);
-    if (!page.ok()) return std::nullopt;
-    return *std::move(page);
-  }
-
   double Metric(const std::string& name) {
-    const std::optional<PrometheusPage> page = Scrape();
+    const std::optional<PrometheusPage> page = ScrapeMetrics(ops_port_);
     return page ? page->Value(name).value_or(-1) : -1;
   }
 
   double CorruptDrops() {
-    const std::optional<PrometheusPage> page = Scrape();
+    const std::optional<PrometheusPage> page = ScrapeMetrics(ops_port_);
     double total = 0;
     if (const PrometheusFamily* family =
             page ? page->Find("rayagg_sink_dropped_events_total") : nullptr) {
@@ -241,7 +223,7 @@ class SpoolCorruptionTest : public ::testing::Test {
 TEST_F(SpoolCorruptionTest, ATornLastRecordIsCutAndEverythingBeforeItDelivered) {
   ASSERT_NO_FATAL_FAILURE(FillSpool());
   const fs::path newest = segments_.back();
-  const std::string bytes = ReadAll(newest);
+  const std::string bytes = ReadWholeFile(newest);
   const size_t last = RecordOffsets(bytes).back();
   const size_t cut = last + spool::kRecordHeaderBytes + 5;  // within the last payload
   ASSERT_LT(cut, bytes.size());
@@ -258,7 +240,7 @@ TEST_F(SpoolCorruptionTest, ATornLastRecordIsCutAndEverythingBeforeItDelivered) 
 TEST_F(SpoolCorruptionTest, AFlippedChecksumByteIsSkippedAndCountedAsCorrupt) {
   ASSERT_NO_FATAL_FAILURE(FillSpool());
   const fs::path oldest = segments_.front();
-  std::string bytes = ReadAll(oldest);
+  std::string bytes = ReadWholeFile(oldest);
   const size_t record = RecordOffsets(bytes).at(5);
   bytes[record] = static_cast<char>(bytes[record] ^ 0x01);  // the record's CRC32C
   WriteAll(oldest, bytes);
@@ -288,7 +270,7 @@ TEST_F(SpoolCorruptionTest, ASegmentTheDiskCannotReadIsMovedAside) {
   // Reading a directory fails (EISDIR) like a disk error: running as root,
   // permissions could not make the file unreadable.
   const fs::path middle = segments_[1];
-  const size_t lost = RecordOffsets(ReadAll(middle)).size();
+  const size_t lost = RecordOffsets(ReadWholeFile(middle)).size();
   fs::remove(middle);
   fs::create_directory(middle);
 
@@ -304,7 +286,7 @@ TEST_F(SpoolCorruptionTest, ASegmentTheDiskCannotReadIsMovedAside) {
 TEST_F(SpoolCorruptionTest, AnotherFormatVersionIsRefusedWithAMessageSayingSo) {
   ASSERT_NO_FATAL_FAILURE(FillSpool());
   const fs::path newest = segments_.back();
-  std::string bytes = ReadAll(newest);
+  std::string bytes = ReadWholeFile(newest);
   spool::SegmentHeader header;
   ASSERT_EQ(spool::DecodeSegmentHeader(bytes, header), spool::HeaderState::kValid);
   header.version = 99;  // a later build's, with a valid header checksum
@@ -315,7 +297,7 @@ TEST_F(SpoolCorruptionTest, AnotherFormatVersionIsRefusedWithAMessageSayingSo) {
   const std::optional<int> status = daemon->WaitForExit(kWaitTimeout);
   EXPECT_TRUE(ExitedWith(status, 1)) << DescribeStatus(status);
   // The message is the point here (what an operator reads).
-  const std::string error = ReadAll(dir_.Path("stderr.txt"));
+  const std::string error = ReadWholeFile(dir_.Path("stderr.txt"));
   EXPECT_NE(error.find("spool format version 99"), std::string::npos) << error;
   EXPECT_NE(error.find("this build reads version 1"), std::string::npos) << error;
   EXPECT_TRUE(fs::exists(newest)) << "nothing is moved or deleted";
