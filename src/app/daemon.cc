@@ -73,7 +73,10 @@ absl::Status Daemon::Start() {
     absl::Status made;
     if (IsObjectStoreSinkUrl(sink_config.url)) {
       auto sink = MakeObjectSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
-      if (sink.ok()) object_sinks_.push_back(*std::move(sink));
+      if (sink.ok()) {
+        (*sink)->ReportSenderDrops(ingest_counters_.sender_dropped_task_attempts);
+        object_sinks_.push_back(*std::move(sink));
+      }
       made = sink.status();
     } else {
       auto sink = MakeSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);

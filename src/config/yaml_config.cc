@@ -13,6 +13,7 @@
 #include "config/units.h"
 #include "config/validate_config.h"
 #include "config/yaml_reader.h"
+#include "config/yaml_sections.h"
 
 namespace rayagg {
 
@@ -131,6 +132,8 @@ void ReadCompression(YamlReader& r, const Node& v, const Path& p, Compression& c
   }
 }
 
+}  // namespace
+
 void ReadTls(YamlReader& r, const Node& node, const Path& path, TlsConfig& tls) {
   r.Map(node, path,
         {{"ca_file", [&](const Node& v, const Path& p) { r.String(v, p, tls.ca_file); }},
@@ -140,6 +143,8 @@ void ReadTls(YamlReader& r, const Node& node, const Path& path, TlsConfig& tls) 
          {"insecure_skip_verify",
           [&](const Node& v, const Path& p) { r.Bool(v, p, tls.insecure_skip_verify); }}});
 }
+
+namespace {
 
 // One of `names` (exact, lower case), stored as the matching value.
 template <typename Enum, size_t N>
@@ -183,6 +188,8 @@ void ReadCluster(YamlReader& r, const Node& node, const Path& path, ClusterConfi
        {"owner", [&](const Node& v, const Path& p) { r.String(v, p, cluster.owner); }}});
 }
 
+}  // namespace
+
 void ReadS3(YamlReader& r, const Node& node, const Path& path, S3Config& s3) {
   r.Map(node, path,
         {{"endpoint", [&](const Node& v, const Path& p) { r.String(v, p, s3.endpoint); }},
@@ -210,6 +217,8 @@ void ReadS3(YamlReader& r, const Node& node, const Path& path, S3Config& s3) {
             r.ByteSize(v, p, kMinS3PartBytes, kMaxS3PartBytes, s3.part_size);
           }}});
 }
+
+namespace {
 
 constexpr std::pair<std::string_view, RetryPolicy> kRetryPolicies[] = {
     {"default", RetryPolicy::kDefault}, {"ray_compat", RetryPolicy::kRayCompat}};
@@ -293,6 +302,8 @@ void ReadSink(YamlReader& r, const Node& node, const Path& path, size_t index, S
   }
 }
 
+}  // namespace
+
 void ReadLog(YamlReader& r, const Node& node, const Path& path, LogConfig& log) {
   r.Map(node, path,
         {{"level",
@@ -314,6 +325,8 @@ void ReadLog(YamlReader& r, const Node& node, const Path& path, LogConfig& log) 
          {"max_files",
           [&](const Node& v, const Path& p) { r.Uint(v, p, 1, kMaxLogFiles, log.max_files); }}});
 }
+
+namespace {
 
 // A map of label name -> value; values keep their ${VAR} until LoadConfig.
 void ReadConstantLabels(YamlReader& r, const Node& node, const Path& path,

@@ -1,6 +1,7 @@
 #include "history/index_schema.h"
 
 #include <filesystem>
+#include <iterator>
 
 #include "common/text.h"
 
@@ -41,6 +42,7 @@ CREATE TABLE objects(
   error TEXT NOT NULL, writer TEXT NOT NULL, seq_first INTEGER NOT NULL,
   seq_last INTEGER NOT NULL, writer_drops INTEGER NOT NULL, manifest_events INTEGER NOT NULL,
   PRIMARY KEY(session_id, key)) WITHOUT ROWID;
+CREATE INDEX objects_by_writer ON objects(writer, seq_first);
 CREATE TABLE tasks(
   id INTEGER PRIMARY KEY,
   session_id INTEGER NOT NULL,
@@ -88,6 +90,13 @@ CREATE TABLE summary(
   task_type INTEGER NOT NULL, state INTEGER NOT NULL, count INTEGER NOT NULL, stats BLOB NOT NULL,
   PRIMARY KEY(session_id, dim, value, job_id, task_type, state)) WITHOUT ROWID;
 )sql";
+
+// Migrations: kMigrations[v - 1] takes version v to v + 1.
+constexpr std::string_view kMigrations[] = {
+    // 1 -> 2: the manifest check reads each writer's objects in every session.
+    "CREATE INDEX IF NOT EXISTS objects_by_writer ON objects(writer, seq_first);",
+};
+static_assert(static_cast<int64_t>(std::size(kMigrations)) == kIndexSchemaVersion - 1);
 
 absl::Status Configure(SqliteDb& db, uint64_t cache_bytes) {
   return db.Exec(strings::Cat("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -160,8 +169,25 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
       opened.db = std::move(*db);
       return opened;
     }
-    // An older layout with no migration to this one (the first version has
-    // none): start empty; the indexer re-reads the store.
+    if (*version >= 1 && *has_tables) {
+      SqliteTransaction transaction(**db);
+      if (!transaction.status().ok()) return transaction.status();
+      for (int64_t v = *version; v < kIndexSchemaVersion; ++v) {
+        if (absl::Status migrated = (*db)->Exec(kMigrations[v - 1]); !migrated.ok()) {
+          return migrated;
+        }
+      }
+      if (absl::Status set = (*db)->Exec(strings::Cat("PRAGMA user_version=", kIndexSchemaVersion));
+          !set.ok()) {
+        return set;
+      }
+      if (absl::Status committed = transaction.Commit(); !committed.ok()) return committed;
+      opened.db = std::move(*db);
+      opened.migrated = true;
+      return opened;
+    }
+    // An older layout with no migration to this one: start empty; the
+    // indexer re-reads the store.
     db->reset();
     for (const char* suffix : {"", "-wal", "-shm"}) {
       std::filesystem::remove(path + suffix, error);

@@ -14,7 +14,8 @@
 
 namespace rayagg::history {
 
-inline constexpr int64_t kIndexSchemaVersion = 1;
+// 2: objects_by_writer (migrated from 1 in place).
+inline constexpr int64_t kIndexSchemaVersion = 2;
 
 struct OpenedIndex {
   std::unique_ptr<SqliteDb> db;

@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "history/duration_stats.h"
 #include "history/index_writer.h"
+#include "history/manifest_check.h"
 #include "history/record_codec.h"
 #include "history/task_record.h"
 #include "src/ray/protobuf/common.pb.h"
@@ -367,6 +368,13 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
     if (!counted.ok()) return counted;
     s["tasks"] = {{"total", total}, {"by_state", by_state}};
     s["finished"] = s["status"] != "live";
+    absl::StatusOr<ManifestReport> manifests = CheckManifests(db_, id);
+    if (!manifests.ok()) return manifests.status();
+    s["manifests"] = {{"writers", manifests->writers},
+                      {"objects_without_manifest", manifests->objects_without_manifest},
+                      {"gaps", manifests->gaps},
+                      {"gap_events", manifests->gap_events},
+                      {"missing_events", manifests->missing_events}};
   }
   json out;
   out["sessions"] = std::move(sessions);

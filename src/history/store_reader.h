@@ -1,6 +1,6 @@
 // What the indexer needs from the object store: one page of a listing and
 // one whole object, as blocking calls on the indexer's thread. Implemented
-// over the project's ObjectStore (src/objstore) by store_adapter.h.
+// over the project's ObjectStore (src/objstore) by store_adapter.h (ObjectStoreReader).
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,7 @@ std::string GroupKey(const ObjectGroup& group) {
 }  // namespace
 
 ObjectMetadata CutObject::Manifest(std::string_view writer) const {
-  return ObjectMetadata{
+  ObjectMetadata manifest{
       {"rayagg-writer", std::string(writer)},
       {"rayagg-seq-first", std::to_string(seq_first)},
       {"rayagg-seq-last", std::to_string(seq_last)},
@@ -35,6 +35,11 @@ ObjectMetadata CutObject::Manifest(std::string_view writer) const {
       {"rayagg-last-event-ns", std::to_string(last_event_nanos)},
       {"rayagg-drops", std::to_string(writer_drops)},
   };
+  if (sender_dropped_task_attempts > 0) {
+    manifest.emplace_back("rayagg-dropped-task-attempts",
+                          std::to_string(sender_dropped_task_attempts));
+  }
+  return manifest;
 }
 
 ObjectAssembler::ObjectAssembler(EventReader& reader, EventReader::CursorId cursor, Options options,

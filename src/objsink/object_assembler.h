@@ -63,6 +63,10 @@ struct CutObject {
   uint64_t seq_first = 0, seq_last = 0;
   int64_t first_event_nanos = 0, last_event_nanos = 0;  // RayEvent.timestamp, min and max
   uint64_t writer_drops = 0;                            // the sink's drops when it was cut
+  // Task attempts Ray's senders reported dropped (AddEvents'
+  // task_events_metadata) since the writer's previous object: set by the
+  // sink when the upload starts; 0 is not written.
+  uint64_t sender_dropped_task_attempts = 0;
 
   size_t events() const { return types.size(); }
   // x-amz-meta-rayagg-* (docs/OBJECT_STORE.md).

@@ -176,9 +176,15 @@ asio::awaitable<void> ObjectSink::Run() {
 void ObjectSink::StartUploads() {
   while (uploads_in_flight_ < slot_count_ && assembler_->has_cut()) {
     ++uploads_in_flight_;
+    CutObject object = assembler_->TakeCut();
+    if (sender_dropped_task_attempts_ != nullptr) {
+      const uint64_t reported = sender_dropped_task_attempts_->load(std::memory_order_relaxed);
+      object.sender_dropped_task_attempts = reported - reported_sender_drops_;
+      reported_sender_drops_ = reported;
+    }
     // Not detached: Run waits for every upload before it ends, and the
     // handler runs on this strand.
-    asio::co_spawn(executor_, Upload(assembler_->TakeCut()),
+    asio::co_spawn(executor_, Upload(std::move(object)),
                    asio::bind_executor(executor_, [this](std::exception_ptr error) {
                      --uploads_in_flight_;
                      wake_timer_->Cancel();
@@ -265,6 +271,8 @@ void ObjectSink::CountUploaded(const CutObject& object) {
 
 void ObjectSink::DropObject(const CutObject& object, DropReason reason,
                             const absl::Status& status) {
+  // Its share of the senders' reported losses goes with the next object.
+  reported_sender_drops_ -= object.sender_dropped_task_attempts;
   for (size_t i = 0; i < object.events(); ++i) {
     drops_.Add(reason, object.types[i], object.received[i]);
   }

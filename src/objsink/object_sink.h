@@ -84,6 +84,16 @@ class ObjectSink {
   ObjectSink(const ObjectSink&) = delete;
   ObjectSink& operator=(const ObjectSink&) = delete;
 
+  // Before Start(): the count of task attempts Ray's senders reported
+  // dropped (the daemon's IngestCounters::sender_dropped_task_attempts).
+  // What it grew by since the previous object goes into the manifest of the
+  // next object uploaded (rayagg-dropped-task-attempts), whichever session
+  // that is: Ray does not say which session its losses belong to, and a
+  // cluster runs one session at a time. An object given up hands its share
+  // on to the next one.
+  void ReportSenderDrops(const std::atomic<uint64_t>& sender_dropped_task_attempts) {
+    sender_dropped_task_attempts_ = &sender_dropped_task_attempts;
+  }
   void Start();
   // Cuts every open object and uploads what is held; gives up at `deadline`
   // (a time of the sink's clock), counting the rest as `shutdown` drops.
@@ -135,8 +145,12 @@ class ObjectSink {
   SinkRequestStats request_stats_;
   EventReader::CursorId cursor_;
 
+  const std::atomic<uint64_t>* sender_dropped_task_attempts_ = nullptr;
+
   // Strand-confined.
   std::optional<ObjectAssembler> assembler_;
+  // The part of *sender_dropped_task_attempts_ already put in a manifest.
+  uint64_t reported_sender_drops_ = 0;
   UploadPlanner planner_;
   std::mt19937_64 random_;
   std::set<std::string> marked_sessions_;

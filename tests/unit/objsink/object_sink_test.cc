@@ -106,6 +106,7 @@ class ObjectSinkTest : public ::testing::Test {
     sink_ =
         std::make_unique<ObjectSink>(strand, std::move(config), kCluster, log_, std::move(store),
                                      MakeFastJsonEncoder({}), logger_, clock_);
+    sink_->ReportSenderDrops(sender_drops_);
     sink_->Start();
     io_thread_.emplace(io_);
   }
@@ -164,6 +165,23 @@ class ObjectSinkTest : public ::testing::Test {
     return ids;
   }
 
+  // Each event object's manifest value `name` ("" when absent), in key order.
+  std::vector<std::string> ManifestValues(const std::string& name) {
+    std::vector<std::string> values;
+    for (const std::string& key : EventObjectKeys()) {
+      absl::StatusOr<StoredObject> object =
+          DirObjectStore::GetBlocking(root_.path().string(), GetObjectRequest{.key = key});
+      std::string value;
+      if (object.ok()) {
+        for (const auto& [field, text] : object->metadata) {
+          if (field == name) value = text;
+        }
+      }
+      values.push_back(value);
+    }
+    return values;
+  }
+
   uint64_t Released() { return log_.ReleasedPosition(sink_->cursor()); }
   uint64_t Sent() { return sink_->counters().sent_events.load(); }
 
@@ -173,6 +191,7 @@ class ObjectSinkTest : public ::testing::Test {
   EventLog log_;
   asio::io_context io_;
   ScriptedStore* store_ = nullptr;
+  std::atomic<uint64_t> sender_drops_{0};  // the daemon's sender_dropped_task_attempts
   std::unique_ptr<ObjectSink> sink_;
   std::optional<test::IoThread> io_thread_;
 };
@@ -292,6 +311,37 @@ TEST_F(ObjectSinkTest, WithTheBudgetHeldByFailedUploadsTheSinkStopsReading) {
   ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
   EXPECT_TRUE(test::WaitFor([&] { return Released() == 4; }));
   EXPECT_EQ(StoredEventIds().size(), 4u);
+}
+
+// Ray's reported losses (AddEvents' dropped task attempts) go into the next
+// object's manifest, what they grew by since the previous one; an object
+// given up hands its share on, so the store's manifests add up to what the
+// senders reported.
+TEST_F(ObjectSinkTest, SenderReportedDropsGoIntoTheNextObjectsManifest) {
+  sender_drops_ = 5;
+  Start();
+  for (int i = 0; i < 4; ++i) {
+    store_->FailNext(
+        ObjectStoreError(absl::StatusCode::kDataLoss, "XAmzContentSHA256Mismatch", "damaged"));
+  }
+  Append(0, 2);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());  // cut; the first attempt fails
+  for (uint64_t attempts = 1; attempts <= 3; ++attempts) {
+    ASSERT_TRUE(
+        test::WaitFor([&] { return sink_->counters().failed_attempts.load() == attempts; }));
+    clock_.AdvanceTo(*clock_.WaitForNextDeadline());  // the retry
+  }
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->drops().Total(DropReason::kRejected) == 2; }));
+  EXPECT_TRUE(EventObjectKeys().empty());
+
+  sender_drops_ += 3;
+  Append(2, 3);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 3; }));
+  Append(5, 1);  // nothing reported since: no such field
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
+  EXPECT_EQ(ManifestValues("rayagg-dropped-task-attempts"), (std::vector<std::string>{"8", ""}));
 }
 
 }  // namespace

@@ -1,0 +1,291 @@
+#include "history/history_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "common/text.h"
+#include "common/url.h"
+#include "config/problems.h"
+#include "config/units.h"
+#include "config/validate_config.h"
+#include "config/yaml_reader.h"
+#include "config/yaml_sections.h"
+#include "objstore/rules/store_url.h"
+
+namespace rayagg::history {
+
+namespace {
+
+using Node = YAML::Node;
+using Path = std::string;
+constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
+constexpr Duration kMinInterval{10};
+
+void ReadStore(YamlReader& r, const Node& node, const Path& path, ObjectStoreConfig& store) {
+  r.Map(node, path,
+        {{"url", [&](const Node& v, const Path& p) { r.String(v, p, store.url); }},
+         {"s3", [&](const Node& v, const Path& p) { ReadS3(r, v, p, store.s3); }},
+         {"tls", [&](const Node& v, const Path& p) { ReadTls(r, v, p, store.tls); }},
+         {"request_timeout", [&](const Node& v, const Path& p) {
+            r.Duration(v, p, Duration(100), store.request_timeout);
+          }}});
+}
+
+void ReadIndex(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
+  r.Map(node, path,
+        {{"dir", [&](const Node& v, const Path& p) { r.String(v, p, config.index_dir); }},
+         {"max_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 1ull << 20, kNoMax, config.indexing.max_index_bytes);
+          }},
+         {"retention",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, std::chrono::minutes(1), config.indexing.retention);
+          }},
+         {"cache_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 1ull << 20, kNoMax, config.cache_bytes);
+          }}});
+}
+
+void ReadIndexing(YamlReader& r, const Node& node, const Path& path, IndexerOptions& indexing) {
+  r.Map(node, path,
+        {{"poll_interval",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinInterval, indexing.poll_interval);
+          }},
+         {"discovery_interval",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, Duration(0), indexing.discovery_interval);
+          }},
+         {"session_idle",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinInterval, indexing.session_idle);
+          }},
+         {"presence_check_interval",
+          [&](const Node& v, const Path& p) {
+            r.Duration(v, p, kMinInterval, indexing.presence_check_interval);
+          }},
+         {"batch_max_bytes",
+          [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 64 * 1024, kNoMax, indexing.batch_max_bytes);
+          }},
+         {"max_object_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 1024, kNoMax, indexing.max_object_bytes);
+          }}});
+}
+
+void ReadHttp(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
+  r.Map(node, path,
+        {{"address", [&](const Node& v, const Path& p) { r.String(v, p, config.http_address); }},
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, config.http_port); }}});
+}
+
+void ReadApi(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
+  r.Map(node, path,
+        {{"max_page_rows",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, 1'000'000, config.limits.max_page_rows);
+          }},
+         {"max_state_api_rows",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, 100'000'000, config.limits.max_state_api_rows);
+          }},
+         {"max_query_steps_thousands",
+          [&](const Node& v, const Path& p) {
+            r.Uint(v, p, 1, kNoMax / 1000, config.limits.max_steps_thousands);
+          }},
+         {"readers", [&](const Node& v, const Path& p) { r.Uint(v, p, 1, 64, config.readers); }},
+         {"reader_cache_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 1ull << 20, kNoMax, config.reader_cache_bytes);
+          }}});
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return absl::NotFoundError(strings::Cat("config file ", path, ": ", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+absl::Status ParsePort(std::string_view flag, std::string_view value,
+                       std::optional<uint16_t>& out) {
+  unsigned port = 0;
+  auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
+  if (error != std::errc() || end != value.data() + value.size() || port > 65535) {
+    return absl::InvalidArgumentError(
+        strings::Cat("--", flag, ": must be a port number from 0 to 65535, got \"", value, "\""));
+  }
+  out = static_cast<uint16_t>(port);
+  return absl::OkStatus();
+}
+
+struct Flag {
+  std::string_view name;
+  std::string_view value_name;  // empty for a switch
+  std::string_view help;
+};
+
+constexpr Flag kFlags[] = {
+    {"store", "URL", "where the events are: s3://bucket[/prefix] or dir:///absolute/path"},
+    {"index-dir", "DIR", "directory of the SQLite index (created if missing)"},
+    {"http-address", "ADDR", "address of the API listener (default 127.0.0.1)"},
+    {"http-port", "N", "port of the API listener (default 8090; 0: the OS picks)"},
+    {"port-file", "PATH", "write the bound API port here once serving"},
+    {"config", "PATH", "YAML config file (docs/HISTORY.md); flags override it"},
+    {"log-level", "LEVEL", "trace, debug, info, warn, error, critical or off"},
+    {"check-config", "", "print the configuration and exit: 0 valid, 2 invalid"},
+    {"help", "", "print this text and exit"},
+};
+
+}  // namespace
+
+std::string HistoryUsageText() {
+  std::string out = "Usage: ray-task-history --store URL --index-dir DIR [flags]\n";
+  for (const Flag& flag : kFlags) {
+    std::string left = strings::Cat("  --", flag.name);
+    if (!flag.value_name.empty()) strings::Append(left, " ", flag.value_name);
+    left.resize(std::max<size_t>(left.size() + 2, 26), ' ');
+    strings::Append(out, left, flag.help, "\n");
+  }
+  return out;
+}
+
+absl::StatusOr<HistoryCommandLine> ParseHistoryCommandLine(const std::vector<std::string>& args) {
+  HistoryCommandLine cli;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg.substr(0, 2) != "--") {
+      return absl::InvalidArgumentError(strings::Cat("unexpected argument \"", arg, "\""));
+    }
+    arg.remove_prefix(2);
+    std::string_view name = arg;
+    std::optional<std::string> value;
+    if (const size_t equals = arg.find('='); equals != std::string_view::npos) {
+      name = arg.substr(0, equals);
+      value = std::string(arg.substr(equals + 1));
+    }
+    const Flag* flag = nullptr;
+    for (const Flag& known : kFlags) {
+      if (known.name == name) flag = &known;
+    }
+    if (flag == nullptr) return absl::InvalidArgumentError(strings::Cat("unknown flag --", name));
+    if (flag->value_name.empty()) {
+      if (value) return absl::InvalidArgumentError(strings::Cat("--", name, " takes no value"));
+      if (name == "check-config") cli.check_config = true;
+      if (name == "help") cli.show_help = true;
+      continue;
+    }
+    if (!value) {
+      if (i + 1 == args.size()) {
+        return absl::InvalidArgumentError(
+            strings::Cat("--", name, " needs a value (", flag->value_name, ")"));
+      }
+      value = args[++i];
+    }
+    if (name == "store") cli.store_url = *value;
+    if (name == "index-dir") cli.index_dir = *value;
+    if (name == "http-address") cli.http_address = *value;
+    if (name == "port-file") cli.port_file = *value;
+    if (name == "config") cli.config_path = *value;
+    if (name == "log-level") cli.log_level = *value;
+    if (name == "http-port") {
+      if (absl::Status parsed = ParsePort(name, *value, cli.http_port); !parsed.ok()) return parsed;
+    }
+  }
+  return cli;
+}
+
+absl::StatusOr<HistoryConfig> ParseHistoryConfigYaml(std::string_view yaml_text) {
+  HistoryConfig config;
+  Problems problems;
+  Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& error) {
+    return absl::InvalidArgumentError(strings::Cat("not YAML: ", error.what()));
+  }
+  YamlReader r(problems);
+  r.Map(
+      root, "",
+      {{"store", [&](const Node& v, const Path& p) { ReadStore(r, v, p, config.store); }},
+       {"index", [&](const Node& v, const Path& p) { ReadIndex(r, v, p, config); }},
+       {"indexing", [&](const Node& v, const Path& p) { ReadIndexing(r, v, p, config.indexing); }},
+       {"http", [&](const Node& v, const Path& p) { ReadHttp(r, v, p, config); }},
+       {"api", [&](const Node& v, const Path& p) { ReadApi(r, v, p, config); }},
+       {"log", [&](const Node& v, const Path& p) { ReadLog(r, v, p, config.log); }}});
+  if (!problems.empty()) return problems.ToStatus();
+  return config;
+}
+
+absl::StatusOr<HistoryConfig> LoadHistoryConfig(const HistoryCommandLine& cli,
+                                                const Environment& env) {
+  std::string text;
+  if (cli.config_path) {
+    absl::StatusOr<std::string> read = ReadFile(*cli.config_path);
+    if (!read.ok()) return read.status();
+    text = *std::move(read);
+  }
+  absl::StatusOr<HistoryConfig> parsed = ParseHistoryConfigYaml(text);
+  if (!parsed.ok()) {
+    if (!cli.config_path) return parsed.status();
+    return absl::InvalidArgumentError(
+        strings::Cat("config file ", *cli.config_path, ": ", parsed.status().message()));
+  }
+  HistoryConfig config = *std::move(parsed);
+  // Credentials from the environment unless files are configured, as for
+  // the daemon's object-store sinks (never logged).
+  S3Config& s3 = config.store.s3;
+  if (s3.access_key_id_file.empty()) s3.access_key_id = env.Get("AWS_ACCESS_KEY_ID").value_or("");
+  if (s3.secret_access_key_file.empty()) {
+    s3.secret_access_key = env.Get("AWS_SECRET_ACCESS_KEY").value_or("");
+  }
+  if (s3.session_token_file.empty()) s3.session_token = env.Get("AWS_SESSION_TOKEN").value_or("");
+
+  if (cli.store_url) config.store.url = *cli.store_url;
+  if (cli.index_dir) config.index_dir = *cli.index_dir;
+  if (cli.http_address) config.http_address = *cli.http_address;
+  if (cli.http_port) config.http_port = *cli.http_port;
+  if (cli.log_level) config.log.level = strings::ToLower(*cli.log_level);
+
+  Problems problems;
+  if (config.store.url.empty()) {
+    problems.Add("store.url", "is required (or --store)");
+  } else if (absl::StatusOr<StoreUrl> url = ParseStoreUrl(config.store.url); !url.ok()) {
+    problems.Add("store.url", strings::View(url.status().message()));
+  }
+  if (config.index_dir.empty()) problems.Add("index.dir", "is required (or --index-dir)");
+  if (!IsLogLevel(config.log.level)) {
+    problems.Add("log.level", strings::Cat("must be one of ", strings::Join(kLogLevels, ", ")));
+  }
+  if (config.log.format != "text" && config.log.format != "json") {
+    problems.Add("log.format", "must be text or json");
+  }
+  if (!problems.empty()) return problems.ToStatus();
+  return config;
+}
+
+std::string DescribeHistoryConfig(const HistoryConfig& config) {
+  const IndexerOptions& i = config.indexing;
+  return strings::Cat(
+      "store=", RedactUrl(config.store.url), " index.dir=", config.index_dir,
+      " index.max_bytes=", FormatByteSize(i.max_index_bytes),
+      " index.retention=", FormatDuration(i.retention),
+      "\nindexing: poll_interval=", FormatDuration(i.poll_interval),
+      " discovery_interval=", FormatDuration(i.discovery_interval),
+      " session_idle=", FormatDuration(i.session_idle),
+      " batch_max_bytes=", FormatByteSize(i.batch_max_bytes), "\nhttp: ", config.http_address, ":",
+      static_cast<uint32_t>(config.http_port), " max_page_rows=", config.limits.max_page_rows,
+      " max_state_api_rows=", config.limits.max_state_api_rows, " readers=", config.readers);
+}
+
+}  // namespace rayagg::history

@@ -1,0 +1,67 @@
+// ray-task-history's configuration: built-in defaults < YAML file (--config)
+// < the environment (AWS credentials) < flags, checked once
+// (docs/HISTORY.md "Running it").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "config/environment.h"
+#include "history/indexer.h"
+#include "history/queries.h"
+#include "rayagg/config.h"
+
+namespace rayagg::history {
+
+struct HistoryConfig {
+  // `store:` — where the events are: s3://bucket[/prefix] (with s3.*, tls.*)
+  // or dir:///absolute/path.
+  ObjectStoreConfig store;
+  // `index:` — the SQLite index on local disk.
+  std::string index_dir;
+  uint64_t cache_bytes = 64ull << 20;  // SQLite page cache of the indexer's connection
+  // `indexing:` (and index.max_bytes, index.retention) — see indexer.h.
+  IndexerOptions indexing;
+  // `http:` — the API listener.
+  std::string http_address = "127.0.0.1";
+  uint16_t http_port = 8090;
+  // `api:` — answer sizes and the query connection pool.
+  QueryLimits limits;
+  uint64_t readers = 4;
+  uint64_t reader_cache_bytes = 16ull << 20;
+  LogConfig log;
+};
+
+struct HistoryCommandLine {
+  std::optional<std::string> config_path;  // --config PATH
+  std::optional<std::string> store_url;    // --store URL
+  std::optional<std::string> index_dir;    // --index-dir DIR
+  std::optional<std::string> http_address;
+  std::optional<uint16_t> http_port;
+  std::optional<std::string> port_file;  // written once serving
+  std::optional<std::string> log_level;
+  bool check_config = false;
+  bool show_help = false;
+};
+
+// `args` excludes argv[0]; "--flag value" and "--flag=value". Unknown flags
+// and bad values are InvalidArgument naming the flag.
+absl::StatusOr<HistoryCommandLine> ParseHistoryCommandLine(const std::vector<std::string>& args);
+std::string HistoryUsageText();
+
+// The YAML text alone (empty: defaults); every problem, one per line, with
+// its key path.
+absl::StatusOr<HistoryConfig> ParseHistoryConfigYaml(std::string_view yaml_text);
+
+// File, environment and flags; errors name the file, key or flag. A store
+// URL and an index directory are required.
+absl::StatusOr<HistoryConfig> LoadHistoryConfig(const HistoryCommandLine& cli,
+                                                const Environment& env);
+
+// A few lines for the startup log and --check-config: never a secret.
+std::string DescribeHistoryConfig(const HistoryConfig& config);
+
+}  // namespace rayagg::history
