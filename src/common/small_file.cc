@@ -14,7 +14,10 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path, size_t max_by
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int error = errno;
-    return absl::NotFoundError(strings::Cat(path, ": ", std::strerror(error)));
+    const std::string message = strings::Cat(path, ": ", std::strerror(error));
+    if (error == ENOENT || error == ENOTDIR) return absl::NotFoundError(message);
+    if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
+    return absl::UnavailableError(message);
   }
   std::string content;
   char chunk[4096];
@@ -35,7 +38,7 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path, size_t max_by
   if (!status.ok()) return status;
   if (content.size() > max_bytes) {
     return absl::FailedPreconditionError(
-        strings::Cat(path, ": larger than ", max_bytes, " bytes, not a token or key"));
+        strings::Cat(path, ": larger than ", max_bytes, " bytes (the limit for this file)"));
   }
   return content;
 }

@@ -1,10 +1,6 @@
 #include "config/load_config.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/small_file.h"
 #include "common/text.h"
@@ -23,18 +19,14 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) {
     return absl::InvalidArgumentError(strings::Cat("config file ", path, ": is a directory"));
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    const int saved_errno = errno;
-    const std::string reason = saved_errno != 0 ? std::strerror(saved_errno) : "cannot open";
-    if (saved_errno == ENOENT)
-      return absl::NotFoundError(strings::Cat("config file ", path, ": ", reason));
-    return absl::PermissionDeniedError(strings::Cat("config file ", path, ": ", reason));
+  // Bounded: --config /dev/zero (or a huge file by mistake) is an error, not
+  // an endless read. The message starts with the path.
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        strings::Cat("config file ", text.status().message()));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) return absl::DataLossError(strings::Cat("config file ", path, ": read error"));
-  return text.str();
+  return text;
 }
 
 // "path: " before every line, so each problem reads like a compiler error.

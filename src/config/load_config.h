@@ -2,6 +2,7 @@
 // built-in defaults < YAML file (--config) < Ray's environment < flags.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,10 @@ struct LoadedConfig {
   // this aggregator cannot use, sinks that export nothing, no sinks at all.
   std::vector<std::string> warnings;
 };
+
+// The largest --config file read: a config with many sinks is a few KiB, so
+// anything near this is a path that names the wrong file.
+inline constexpr size_t kMaxConfigFileBytes = 1024 * 1024;
 
 // Errors in the file or the flags are fatal (InvalidArgument / NotFound,
 // naming the file, key path or flag); problems in the environment are

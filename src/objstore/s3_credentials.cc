@@ -4,16 +4,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "common/small_file.h"
 #include "common/text.h"
 #include "rayagg/object_store.h"
 
 namespace rayagg::s3 {
 namespace {
-
-constexpr off_t kMaxSecretFileBytes = 64 * 1024;
 
 absl::Status CredentialError(std::string_view message) {
   return ObjectStoreError(absl::StatusCode::kUnauthenticated, "credentials", message);
@@ -38,15 +35,10 @@ absl::StatusOr<std::string> SecretFile::Current() {
   }
   const Version now{info.st_dev, info.st_ino, info.st_size, info.st_mtim};
   if (loaded_ && now == version_) return value_;
-  if (info.st_size > kMaxSecretFileBytes) {
-    return CredentialError(strings::Cat(key_, " ", path_, ": larger than 64 KiB, not a key"));
-  }
-  std::ifstream file(path_, std::ios::binary);
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (!file) return CredentialError(strings::Cat(key_, " ", path_, ": cannot read it"));
-  const std::string text = content.str();
-  const std::string_view value = strings::StripBlanks(text, " \t\r\n");
+  // Bounded: stat() says 0 bytes for /dev/zero, so st_size is no limit.
+  absl::StatusOr<std::string> text = ReadSmallFile(path_);
+  if (!text.ok()) return CredentialError(strings::Cat(key_, " ", text.status().message()));
+  const std::string_view value = strings::StripBlanks(*text, " \t\r\n");
   if (value.empty()) return CredentialError(strings::Cat(key_, " ", path_, ": is empty"));
   for (char c : value) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {

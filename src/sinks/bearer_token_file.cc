@@ -4,16 +4,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "common/small_file.h"
 #include "common/text.h"
 
 namespace rayagg {
 namespace {
-
-// Token files are small; anything larger is a misconfigured path.
-constexpr off_t kMaxTokenFileBytes = 64 * 1024;
 
 // A token is one line; the blanks around it (a trailing newline) are not part of it.
 constexpr std::string_view kTokenBlanks = " \t\r\n";
@@ -34,10 +30,6 @@ absl::StatusOr<std::string> BearerTokenFile::Current() {
   }
   const Version now{info.st_dev, info.st_ino, info.st_size, info.st_mtim};
   if (loaded_ && now == version_) return token_;
-  if (info.st_size > kMaxTokenFileBytes) {
-    return absl::FailedPreconditionError(
-        strings::Cat("bearer_token_file ", path_, ": larger than 64 KiB, not a token"));
-  }
   absl::StatusOr<std::string> token = Read();
   if (!token.ok()) return token.status();
   token_ = *std::move(token);
@@ -47,19 +39,18 @@ absl::StatusOr<std::string> BearerTokenFile::Current() {
 }
 
 absl::StatusOr<std::string> BearerTokenFile::Read() const {
-  std::ifstream file(path_, std::ios::binary);
-  if (!file) {
-    const int error = errno;
-    return absl::UnavailableError(
-        strings::Cat("bearer_token_file ", path_, ": ", std::strerror(error)));
+  // Bounded: stat() says 0 bytes for /dev/zero and a FIFO, so the size seen
+  // above is no limit; ReadSmallFile stops past kMaxSecretFileBytes.
+  absl::StatusOr<std::string> text = ReadSmallFile(path_);
+  if (!text.ok()) {
+    // Too large is a misconfigured path; any other failure is "try again
+    // later" (the file may be being replaced). The message names the file.
+    const absl::StatusCode code = absl::IsFailedPrecondition(text.status())
+                                      ? absl::StatusCode::kFailedPrecondition
+                                      : absl::StatusCode::kUnavailable;
+    return absl::Status(code, strings::Cat("bearer_token_file ", text.status().message()));
   }
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (file.bad()) {
-    return absl::UnavailableError(strings::Cat("bearer_token_file ", path_, ": read error"));
-  }
-  const std::string text = content.str();
-  const std::string_view token = strings::StripBlanks(text, kTokenBlanks);
+  const std::string_view token = strings::StripBlanks(*text, kTokenBlanks);
   if (token.empty()) {
     return absl::FailedPreconditionError(strings::Cat("bearer_token_file ", path_, ": is empty"));
   }

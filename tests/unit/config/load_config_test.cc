@@ -73,6 +73,24 @@ TEST_F(LoadConfigTest, DirectoryIsNotAFile) {
   EXPECT_THAT(Message(loaded), HasSubstr(dir_));
 }
 
+// --config is read up to a limit: a path naming a huge file, or one that
+// never ends (/dev/zero, whose stat() size is 0), is an error naming it.
+TEST_F(LoadConfigTest, ConfigFileReadsAreBounded) {
+  const std::string huge = WriteFile("# " + std::string(kMaxConfigFileBytes, 'x') + "\n");
+  for (const std::string& path : {huge, std::string("/dev/zero")}) {
+    absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+    ASSERT_FALSE(loaded.ok()) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr("config file " + path)) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr("larger than")) << path;
+  }
+  // Just under the limit: a comment and one key still load.
+  const std::string large = WriteFile("# " + std::string(kMaxConfigFileBytes - 40, 'x') +
+                                      "\nbuffer: {max_events: 5000}\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(large), Env());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->config.buffer.max_events, 5000u);
+}
+
 TEST_F(LoadConfigTest, FileErrorsArePrefixedWithThePath) {
   const std::string path = WriteFile("buffer:\n  max_events: abc\nlog:\n  levle: x\n");
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());

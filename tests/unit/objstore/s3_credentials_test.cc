@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/small_file.h"
 #include "rayagg/object_store.h"
 #include "support/temp_dir.h"
 
@@ -76,6 +77,29 @@ TEST(S3CredentialsTest, FileErrorsNameTheFileNotTheContent) {
   EXPECT_FALSE(source->Current().ok());
   dir.Write("secret", "fixed");
   EXPECT_TRUE(source->Current().ok());
+}
+
+// stat() says 0 bytes for /dev/zero: only a bounded read stops there. A key
+// file that never ends, or one over the limit, is a credentials error naming
+// the key and the file, never the content.
+TEST(S3CredentialsTest, KeyFileReadsAreBounded) {
+  test::TempDir dir;
+  const std::string huge = dir.Write("huge", "canary" + std::string(kMaxSecretFileBytes, 's'));
+  for (const std::string& path : {std::string("/dev/zero"), huge}) {
+    S3Config config;
+    config.access_key_id_file = dir.Write("id", "AKIA1");
+    config.secret_access_key_file = path;
+    auto source = CredentialSource::FromConfig(config);
+    ASSERT_TRUE(source.ok());
+    auto current = source->Current();
+    ASSERT_FALSE(current.ok()) << path;
+    EXPECT_EQ(current.status().code(), absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(ObjectStoreErrorReason(current.status()), "credentials");
+    const std::string message(current.status().message());
+    EXPECT_NE(message.find("s3.secret_access_key_file " + path), std::string::npos) << message;
+    EXPECT_NE(message.find("larger than"), std::string::npos) << message;
+    EXPECT_EQ(message.find("canary"), std::string::npos) << message;
+  }
 }
 
 }  // namespace

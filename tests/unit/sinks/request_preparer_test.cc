@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/small_file.h"
 #include "support/gunzip.h"
 #include "support/temp_dir.h"
 
@@ -74,6 +75,28 @@ TEST(RequestPreparerTest, TokenFileProblemsFailWithoutTheContent) {
   ASSERT_FALSE(token.ok());
   EXPECT_EQ(std::string(token.status().message()).find("secret"), std::string::npos)
       << token.status();
+}
+
+// stat() says 0 bytes for /dev/zero: only a bounded read stops there. Both
+// it and a file over the limit fail naming the file, never the content.
+TEST(RequestPreparerTest, TokenFileReadsAreBounded) {
+  TempDir dir;
+  const std::string huge = dir.Write("huge", "canary" + std::string(kMaxSecretFileBytes, 'h'));
+  for (const std::string& path : {std::string("/dev/zero"), huge}) {
+    BearerTokenFile file(path);
+    absl::StatusOr<std::string> token = file.Current();
+    ASSERT_FALSE(token.ok()) << path;
+    EXPECT_EQ(token.status().code(), absl::StatusCode::kFailedPrecondition) << token.status();
+    const std::string message(token.status().message());
+    EXPECT_NE(message.find("bearer_token_file " + path), std::string::npos) << message;
+    EXPECT_NE(message.find("larger than"), std::string::npos) << message;
+    EXPECT_EQ(message.find("canary"), std::string::npos) << message;
+  }
+  // Exactly the limit is a token.
+  BearerTokenFile at_limit(dir.Write("limit", std::string(kMaxSecretFileBytes, 't')));
+  absl::StatusOr<std::string> token = at_limit.Current();
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_EQ(token->size(), kMaxSecretFileBytes);
 }
 
 TEST(RequestPreparerTest, RemovedTokenFileFailsTheAttemptAndRecovers) {
