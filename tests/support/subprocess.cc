@@ -22,16 +22,26 @@ extern char** environ;
 namespace rayagg::test {
 
 Subprocess::Subprocess(const std::string& binary, const std::vector<std::string>& args,
-                       const std::string& stdout_path, const std::string& stderr_path) {
+                       const std::string& stdout_path, const std::string& stderr_path,
+                       const std::vector<std::string>& environment) {
   std::vector<std::string> argv_strings = {binary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& arg : argv_strings) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  std::vector<std::string> added = environment;
   std::vector<char*> envp;
+  // An added variable replaces an inherited one of the same name.
+  auto overridden = [&added](const char* var) {
+    return std::any_of(added.begin(), added.end(), [var](const std::string& entry) {
+      const size_t equals = entry.find('=');
+      return equals != std::string::npos && std::strncmp(var, entry.c_str(), equals + 1) == 0;
+    });
+  };
   for (char** var = environ; *var != nullptr; ++var) {
-    if (std::strncmp(*var, "RAY_", 4) != 0) envp.push_back(*var);
+    if (std::strncmp(*var, "RAY_", 4) != 0 && !overridden(*var)) envp.push_back(*var);
   }
+  for (std::string& var : added) envp.push_back(var.data());
   envp.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;

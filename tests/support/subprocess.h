@@ -18,9 +18,11 @@ class Subprocess {
  public:
   // Starts `binary` with `args`; stdout and stderr go to the given files
   // (truncated). Ray's RAY_* variables are removed from its environment:
-  // the test's config must be the only input. Throws if it cannot start.
+  // the test's config must be the only input, with `environment`
+  // ("NAME=value" entries) added. Throws if it cannot start.
   Subprocess(const std::string& binary, const std::vector<std::string>& args,
-             const std::string& stdout_path, const std::string& stderr_path);
+             const std::string& stdout_path, const std::string& stderr_path,
+             const std::vector<std::string>& environment = {});
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;

@@ -100,8 +100,11 @@ class BinaryTest : public ::testing::Test {
   std::string stderr_path() const { return dir_.Path("stderr.txt"); }
   std::string port_path() const { return dir_.Path("port"); }
 
-  std::unique_ptr<Subprocess> Run(const std::vector<std::string>& args) {
-    return std::make_unique<Subprocess>(RAYAGG_BINARY, args, stdout_path(), stderr_path());
+  // `environment`: "NAME=value" entries added to the daemon's environment.
+  std::unique_ptr<Subprocess> Run(const std::vector<std::string>& args,
+                                  const std::vector<std::string>& environment = {}) {
+    return std::make_unique<Subprocess>(RAYAGG_BINARY, args, stdout_path(), stderr_path(),
+                                        environment);
   }
 
   // Writes `yaml` as the config file and returns its path.
@@ -157,12 +160,31 @@ std::unique_ptr<ray::rpc::events::EventAggregatorService::Stub> ClientFor(int po
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
 }
 
+// `authorization`: the call's "authorization" metadata (RAY_AUTH_MODE=token).
 grpc::Status AddEvents(ray::rpc::events::EventAggregatorService::Stub& stub,
-                       const AddEventsRequest& request) {
+                       const AddEventsRequest& request,
+                       const std::optional<std::string>& authorization = std::nullopt) {
   grpc::ClientContext context;
   context.set_deadline(RpcDeadlineIn(kRpcDeadline));
+  if (authorization) context.AddMetadata("authorization", *authorization);
   AddEventsReply reply;
   return stub.AddEvents(&context, request, &reply);
+}
+
+// POSTs one event to the daemon's HTTP ingest at `http_port` with
+// "Authorization: Bearer <token>"; the answer's status (0 without one).
+unsigned PostOneEvent(int http_port, const std::string& token) {
+  asio::io_context io_context;
+  absl::StatusOr<Url> url =
+      ParseUrl("http://127.0.0.1:" + std::to_string(http_port) + "/v1/events");
+  EXPECT_TRUE(url.ok());
+  HttpClient client(io_context.get_executor(), *url, kWaitTimeout);
+  const std::string body = R"([{"eventId": "AQID", "sourceType": "CORE_WORKER", )"
+                           R"("eventType": "TASK_DEFINITION_EVENT", "severity": "INFO", )"
+                           R"("timestamp": "2025-06-30T16:50:30Z", "sessionName": "s", )"
+                           R"("taskDefinitionEvent": {"taskId": "AQ==", "taskAttempt": 0}}])";
+  return RunCoroutine(io_context, client.Post(body, {{"Authorization", "Bearer " + token}}))
+      .response.status;
 }
 
 // An object-store sink in the real binary: events in over gRPC, objects out
@@ -499,57 +521,94 @@ std::optional<double> MetricValue(int ops_port, std::string_view name,
 }
 
 // Secrets never reach the logs, --check-config's output or /metrics: a
-// canary in every secret place of the config (HTTP ingest's token file, a
-// sink's token file and header value), the daemon run at log level debug and
-// exercised (a wrong and the right ingest token, an event delivered with the
-// sink's token), then every output is searched for it.
+// canary in every secret place of the config and the environment (HTTP
+// ingest's token file, a sink's token file and header value, an S3 sink's
+// key files, the AWS_* keys another S3 sink takes from the environment, and
+// Ray's RAY_AUTH_TOKEN), the daemon run at log level debug and exercised (a
+// wrong and the right ingest token, a wrong and the right gRPC token, an
+// event delivered with the sink's token, objects signed with both S3 key
+// pairs), then every output is searched for it.
 TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
   const std::string canary = "canary-5ecr3t-b1d9";
   const std::string ingest_token = dir_.Path("ingest-token");
   WriteFile(ingest_token, canary + "-ingest\n");
   const std::string sink_token = dir_.Path("sink-token");
   WriteFile(sink_token, canary + "-sink\n");
-  const std::string config = Config(
-      SinkConfigYaml("    bearer_token_file: " + sink_token +
-                         "\n    headers: {X-Api-Key: " + canary + "-header}\n",
-                     "http_ingest: {enabled: true, bearer_token_file: " + ingest_token + "}\n"));
+  const std::string s3_key_id = dir_.Path("s3-key-id");
+  WriteFile(s3_key_id, canary + "-s3-file-id\n");
+  const std::string s3_secret = dir_.Path("s3-secret");
+  WriteFile(s3_secret, canary + "-s3-file-secret\n");
+  const std::string s3_session = dir_.Path("s3-session");
+  WriteFile(s3_session, canary + "-s3-file-session\n");
+  const std::vector<std::string> environment = {
+      "AWS_ACCESS_KEY_ID=" + canary + "-s3-env-id",
+      "AWS_SECRET_ACCESS_KEY=" + canary + "-s3-env-secret",
+      "AWS_SESSION_TOKEN=" + canary + "-s3-env-session",
+      "RAY_AUTH_MODE=token",
+      "RAY_AUTH_TOKEN=" + canary + "-ray",
+  };
+  // Both S3 sinks sign their requests to a server of their own.
+  TestHttpServer s3_server;
+  auto s3_sink = [&](const std::string& name, const std::string& files) {
+    return "  - name: " + name + "\n    url: s3://bucket-" + name +
+           "\n    cluster: {namespace: ray-system, name: raycluster-a}\n"
+           "    object: {max_age: 200ms}\n"
+           "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n"
+           "    s3: {endpoint: '" +
+           s3_server.Url("") + "', addressing: path" + files + "}\n";
+  };
+  const std::string config = Config(SinkConfigYaml(
+      "    bearer_token_file: " + sink_token + "\n    headers: {X-Api-Key: " + canary +
+          "-header}\n" +
+          s3_sink("s3-files", ", access_key_id_file: " + s3_key_id + ", secret_access_key_file: " +
+                                  s3_secret + ", session_token_file: " + s3_session) +
+          s3_sink("s3-environment", ""),
+      "http_ingest: {enabled: true, bearer_token_file: " + ingest_token + "}\n"));
 
-  auto check = Run({"--config", config, "--check-config", "--log-level", "debug"});
+  auto check = Run({"--config", config, "--check-config", "--log-level", "debug"}, environment);
   ASSERT_TRUE(ExitedWith(check->WaitForExit(kWaitTimeout), 0)) << ReadWholeFile(stderr_path());
   const std::string check_output = ReadWholeFile(stdout_path()) + ReadWholeFile(stderr_path());
   EXPECT_NE(check_output.find(ingest_token), std::string::npos) << check_output;
+  EXPECT_NE(check_output.find(s3_secret), std::string::npos) << check_output;
   EXPECT_EQ(check_output.find(canary), std::string::npos) << check_output;
 
   const std::string http_port_path = dir_.Path("http-port");
   const std::string ops_port_path = dir_.Path("ops-port");
   auto daemon = Run({"--config", config, "--log-level", "debug", "--grpc-port", "0", "--port-file",
                      port_path(), "--http-port", "0", "--http-port-file", http_port_path,
-                     "--ops-port", "0", "--ops-port-file", ops_port_path});
-  ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
-      << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+                     "--ops-port", "0", "--ops-port-file", ops_port_path},
+                    environment);
+  const std::optional<int> grpc_port = WaitForPortFile(*daemon, kWaitTimeout);
+  ASSERT_TRUE(grpc_port.has_value()) << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
   const int http_port = PortFromFile(*daemon, http_port_path);
   const int ops_port = PortFromFile(*daemon, ops_port_path);
 
-  auto post = [&](const std::string& token) {
-    asio::io_context io_context;
-    absl::StatusOr<Url> url =
-        ParseUrl("http://127.0.0.1:" + std::to_string(http_port) + "/v1/events");
-    EXPECT_TRUE(url.ok());
-    HttpClient client(io_context.get_executor(), *url, kWaitTimeout);
-    const std::string body = R"([{"eventId": "AQID", "sourceType": "CORE_WORKER", )"
-                             R"("eventType": "TASK_DEFINITION_EVENT", "severity": "INFO", )"
-                             R"("timestamp": "2025-06-30T16:50:30Z", "sessionName": "s", )"
-                             R"("taskDefinitionEvent": {"taskId": "AQ==", "taskAttempt": 0}}])";
-    return RunCoroutine(io_context, client.Post(body, {{"Authorization", "Bearer " + token}}))
-        .response.status;
-  };
-  EXPECT_EQ(post(canary + "-wrong"), 401u);
-  EXPECT_EQ(post(canary + "-ingest"), 200u);
+  EXPECT_EQ(PostOneEvent(http_port, canary + "-wrong"), 401u);
+  EXPECT_EQ(PostOneEvent(http_port, canary + "-ingest"), 200u);
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
   EXPECT_EQ(server_.Requests().front().Header("Authorization"), "Bearer " + canary + "-sink");
   EXPECT_EQ(MetricValue(ops_port, "rayagg_http_server_errors_total",
                         {{"listener", "http_ingest"}, {"reason", "unauthorized"}}),
             1);
+
+  // Ray's token guards gRPC ingest; events with a node and a session reach
+  // the S3 sinks, which sign with their keys.
+  auto stub = ClientFor(*grpc_port);
+  const std::vector<RayEvent> events = {ObjectTestEvent(1), ObjectTestEvent(2)};
+  const AddEventsRequest request = RequestOf(events);
+  EXPECT_EQ(AddEvents(*stub, request, "Bearer " + canary + "-wrong").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  const grpc::Status added = AddEvents(*stub, request, "Bearer " + canary + "-ray");
+  ASSERT_TRUE(added.ok()) << added.error_message();
+  auto signed_with = [&s3_server](const std::string& key_id) {
+    const auto requests = s3_server.Requests();
+    return std::any_of(requests.begin(), requests.end(), [&](const auto& received) {
+      return received.Header("Authorization").value_or("").find("Credential=" + key_id + "/") !=
+             std::string::npos;
+    });
+  };
+  EXPECT_TRUE(WaitFor([&] { return signed_with(canary + "-s3-file-id"); }));
+  EXPECT_TRUE(WaitFor([&] { return signed_with(canary + "-s3-env-id"); }));
 
   asio::io_context io_context;
   absl::StatusOr<Url> metrics_url =
@@ -558,6 +617,7 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
   HttpClient scraper(io_context.get_executor(), *metrics_url, kWaitTimeout);
   const HttpResult page = RunCoroutine(io_context, scraper.Get());
   ASSERT_EQ(page.response.status, 200u);
+  EXPECT_NE(page.response.body.find("s3-environment"), std::string::npos);  // the sinks are on it
   EXPECT_EQ(page.response.body.find(canary), std::string::npos);
 
   daemon->Signal(SIGTERM);
