@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
     }
     ApplyLogLevel(*logger, reloaded->config.log.level);
     logger->info(
-        "SIGHUP: reloaded sink settings and log.level={} (other sections take effect "
-        "on restart)",
+        "SIGHUP: reloaded sink settings, http_ingest's bearer token and log.level={} (other "
+        "sections take effect on restart)",
         reloaded->config.log.level);
   }
   logger->info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -9,7 +9,6 @@
 #include "app/daemon_metrics.h"
 #include "config/object_sink_config.h"
 #include "ingest/event_keys.h"
-#include "ingest/http_bearer_check.h"
 #include "json/event_json_parser.h"
 #include "merge/ray_event_merger.h"
 #include "objsink/object_sink_factory.h"
@@ -303,6 +302,11 @@ absl::Status Daemon::Reload(const absl::StatusOr<Config>& loaded) {
     sinks_[j]->Reconfigure(config.sinks[reconfigured[j]], std::move(parts[j].transports),
                            std::move(parts[j].encoder));
   }
+  if (http_bearer_check_) {
+    // A rotated (or newly set, or removed) token applies to the next request's header.
+    http_bearer_check_->SetToken(config.http_ingest.bearer_token);
+    LogHttpIngestAuth(!config.http_ingest.bearer_token.empty());
+  }
   reloads_succeeded_.fetch_add(1);
   return absl::OkStatus();
 }
@@ -354,19 +358,26 @@ absl::Status Daemon::StartHttpIngest() {
   options.max_body_bytes = http.max_body_bytes;
   options.body_spare_bytes = kJsonSpareBytes;
   http_server_ = std::make_unique<HttpServer>(ingest_listener_.io_context(), std::move(options));
-  const bool authenticated = !http.bearer_token.empty();
+  // Installed even without a token, so that a reload can turn the check on.
+  http_bearer_check_ = std::make_unique<HttpBearerCheck>(http.bearer_token);
   http_server_->AddAsyncRoute(
       http.path, {http::verb::post},
       [handler = http_ingest_.get()](HttpRequest& request, HttpResponder respond) {
         handler->HandleAsync(request, std::move(respond));
       },
-      authenticated ? MakeBearerHeaderCheck(http.bearer_token) : nullptr);
+      http_bearer_check_->AsHeaderCheck());
   absl::StatusOr<uint16_t> port = http_server_->Start();
   if (!port.ok()) {
     return absl::Status(port.status().code(),
                         "http_ingest: " + std::string(port.status().message()));
   }
   http_port_ = *port;
+  LogHttpIngestAuth(!http.bearer_token.empty());
+  return absl::OkStatus();
+}
+
+void Daemon::LogHttpIngestAuth(bool authenticated) const {
+  const HttpIngestConfig& http = config_.http_ingest;
   logger_->info("HTTP JSON ingest listening on {}:{}{} auth={}", http.address, http_port_,
                 http.path, authenticated ? "bearer-token" : "none");
   boost::system::error_code unparsed;
@@ -380,7 +391,6 @@ absl::Status Daemon::StartHttpIngest() {
         "for senders other than Ray)",
         http.address, http_port_);
   }
-  return absl::OkStatus();
 }
 
 void Daemon::StopHttpListeners() {

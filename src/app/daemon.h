@@ -25,6 +25,7 @@
 #include "common/real_clock.h"
 #include "http/http_server.h"
 #include "ingest/grpc_ingest_server.h"
+#include "ingest/http_bearer_check.h"
 #include "ingest/http_ingest_handler.h"
 #include "ingest/ingest_counters.h"
 #include "rayagg/asio.h"
@@ -62,9 +63,10 @@ class Daemon {
   // changes, the error says why) when it did not load, when sinks would be
   // added or removed, when the spool section changed, or when a sink's new
   // settings cannot be built. Every outcome is counted
-  // (rayagg_config_reloads_total{result}). Only sinks are reloaded; other
-  // sections need a restart. Thread-safe with respect to the
-  // running daemon.
+  // (rayagg_config_reloads_total{result}). Sinks and HTTP ingest's bearer
+  // token (http_ingest.bearer_token_file, read again by LoadConfig) are
+  // reloaded; other sections need a restart. Thread-safe with respect to
+  // the running daemon.
   absl::Status Reload(const absl::StatusOr<Config>& loaded);
 
   // The bound ops port (/metrics, /healthz, /readyz); 0 when ops is disabled.
@@ -96,6 +98,9 @@ class Daemon {
   // The sinks' released positions to the spool's ledger (after releases).
   void PublishSpoolPositions();
   absl::Status StartHttpIngest();
+  // Logs whether HTTP ingest checks a bearer token, warning when it does not
+  // and listens beyond loopback (at start and after a reload).
+  void LogHttpIngestAuth(bool authenticated) const;
   void StopHttpListeners();
   absl::Status StartOps();
 
@@ -125,6 +130,9 @@ class Daemon {
   ListenerThread ingest_listener_{"http_ingest", *logger_};
   ListenerThread ops_listener_{"ops", *logger_};
   std::unique_ptr<HttpIngestHandler> http_ingest_;
+  // http_ingest's token check; Reload() gives it the re-read token. Before
+  // http_server_, whose route refers to it.
+  std::unique_ptr<HttpBearerCheck> http_bearer_check_;
   std::unique_ptr<HttpServer> http_server_;  // after the listener threads: destroyed before them
   int http_port_ = 0;
   std::unique_ptr<HttpServer> ops_server_;  // stopped last: /readyz answers 503 while draining

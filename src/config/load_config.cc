@@ -115,8 +115,9 @@ void AddSinkWarnings(const Config& config, std::vector<std::string>& warnings) {
   }
 }
 
-// http_ingest.bearer_token_file: read once, at load (a restart picks up a
-// new token). Errors name the key and the file, never the content.
+// http_ingest.bearer_token_file: read at every load, so SIGHUP (which loads
+// the config again) picks up a rotated token. Errors name the key and the
+// file, never the content.
 absl::Status ReadHttpIngestToken(HttpIngestConfig& http) {
   http.bearer_token.clear();
   if (http.bearer_token_file.empty()) return absl::OkStatus();

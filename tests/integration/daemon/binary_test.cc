@@ -627,6 +627,53 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
   EXPECT_EQ(logs.find(canary), std::string::npos) << logs;
 }
 
+// SIGHUP re-reads http_ingest.bearer_token_file (a rotated Kubernetes
+// Secret): from then on the new token is let in and the old one refused. A
+// token file that does not load on a later SIGHUP is a refused reload, and
+// the running token stays.
+TEST_F(BinaryTest, SighupRereadsTheHttpIngestBearerToken) {
+  const std::string token_file = dir_.Path("ingest-token");
+  WriteFile(token_file, "first-token\n");
+  const std::string config = Config(
+      SinkConfigYaml("", "http_ingest: {enabled: true, bearer_token_file: " + token_file + "}\n"));
+  const std::string http_port_path = dir_.Path("http-port");
+  const std::string ops_port_path = dir_.Path("ops-port");
+  auto daemon = Run({"--config", config, "--grpc-port", "0", "--port-file", port_path(),
+                     "--http-port", "0", "--http-port-file", http_port_path, "--ops-port", "0",
+                     "--ops-port-file", ops_port_path});
+  ASSERT_TRUE(WaitForPortFile(*daemon, kWaitTimeout).has_value())
+      << DescribeStatus(daemon->WaitForExit(milliseconds(0)));
+  const int http_port = PortFromFile(*daemon, http_port_path);
+  const int ops_port = PortFromFile(*daemon, ops_port_path);
+  auto reloads = [&](const std::string& result) {
+    return MetricValue(ops_port, "rayagg_config_reloads_total", {{"result", result}});
+  };
+  EXPECT_EQ(PostOneEvent(http_port, "first-token"), 200u);
+  EXPECT_EQ(PostOneEvent(http_port, "second-token"), 401u);
+
+  // Rotated the way Kubernetes does it: a new file renamed over the old one.
+  WriteFile(token_file + ".new", "second-token\n");
+  std::filesystem::rename(token_file + ".new", token_file);
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
+  ASSERT_TRUE(WaitFor([&] { return reloads("success") == 1.0; }))
+      << reloads("success").value_or(-1);
+  EXPECT_EQ(PostOneEvent(http_port, "second-token"), 200u);
+  EXPECT_EQ(PostOneEvent(http_port, "first-token"), 401u);
+
+  WriteFile(token_file, "\n");  // empty: this config does not load
+  ASSERT_TRUE(daemon->Signal(SIGHUP));
+  ASSERT_TRUE(WaitFor([&] { return reloads("failure") == 1.0; }))
+      << reloads("failure").value_or(-1);
+  EXPECT_EQ(PostOneEvent(http_port, "second-token"), 200u);
+  EXPECT_EQ(PostOneEvent(http_port, ""), 401u);
+  EXPECT_EQ(MetricValue(ops_port, "rayagg_http_server_errors_total",
+                        {{"listener", "http_ingest"}, {"reason", "unauthorized"}}),
+            3);
+
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
+  EXPECT_TRUE(ExitedWith(daemon->WaitForExit(kWaitTimeout), 0));
+}
+
 // SIGHUP with a file that does not load: refused, counted as a failed
 // reload on /metrics; the fixed file then reloads and counts a success.
 TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
