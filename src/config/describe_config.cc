@@ -1,6 +1,7 @@
 // DescribeConfig: the effective configuration for the startup log and
 // --check-config. Shows no secrets: URL credentials are masked.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/text.h"
@@ -18,6 +19,26 @@ std::string HostPort(const std::string& host, uint16_t port) {
   // IPv6 literals need brackets to be read back as host:port.
   if (host.find(':') != std::string::npos) return strings::Cat("[", host, "]:", port);
   return strings::Cat(host, ":", port);
+}
+
+// An HTTP listener's `limits:` (docs/SECURITY.md), on a line of its own.
+std::string DescribeListenerLimits(std::string_view listener, const HttpListenerLimits& limits) {
+  const std::string requests = limits.max_requests_per_connection == 0
+                                   ? std::string("unlimited requests")
+                                   : strings::Cat(limits.max_requests_per_connection, " requests");
+  return strings::Cat("  ", listener, " limits: ", limits.max_connections,
+                      " connections, header <= ", FormatByteSize(limits.max_header_bytes), " in ",
+                      limits.max_header_fields, " fields, ", requests,
+                      " per connection, idle timeout ", FormatDuration(limits.idle_timeout),
+                      ", read timeout ", FormatDuration(limits.read_timeout));
+}
+
+std::string DescribeGrpcLimits(const GrpcConfig& grpc) {
+  return strings::Cat("  gRPC limits: ", grpc.max_concurrent_streams,
+                      " concurrent streams per connection, memory ",
+                      FormatByteSize(grpc.memory_limit_bytes), ", handshake timeout ",
+                      FormatDuration(grpc.handshake_timeout),
+                      ", client pings >= ", FormatDuration(grpc.keepalive_min_interval), " apart");
 }
 
 // Header names, token file path, compression and TLS settings. Never a
@@ -134,6 +155,7 @@ std::string DescribeConfig(const Config& config) {
       " events / ", FormatByteSize(config.buffer.max_bytes), "; log level ", config.log.level,
       "; drain timeout ", FormatDuration(config.shutdown.drain_timeout),
       config.ingest_auth.token_required ? "; ingest requires Ray's auth token" : ""));
+  lines.push_back(DescribeGrpcLimits(config.grpc));
   if (config.http_ingest.enabled) {
     lines.push_back(strings::Cat(
         "HTTP JSON ingest ", HostPort(config.http_ingest.address, config.http_ingest.port),
@@ -143,6 +165,7 @@ std::string DescribeConfig(const Config& config) {
             ? std::string("unauthenticated")
             : strings::Cat("bearer token from ", config.http_ingest.bearer_token_file),
         ")"));
+    lines.push_back(DescribeListenerLimits("HTTP ingest", config.http_ingest.limits));
   }
   lines.push_back(strings::Cat(
       "log format ", config.log.format, " to ",
@@ -152,6 +175,7 @@ std::string DescribeConfig(const Config& config) {
                                              config.log.max_files, " kept)"),
       "; ops listener ",
       config.ops.enabled ? HostPort(config.ops.address, config.ops.port) : std::string("off")));
+  if (config.ops.enabled) lines.push_back(DescribeListenerLimits("ops", config.ops.limits));
   lines.push_back(DescribeSpool(config.spool));
   if (config.sinks.empty()) {
     lines.push_back("no sinks");

@@ -231,6 +231,32 @@ shutdown: {drain_timeout: 30s}
   EXPECT_THAT(text, HasSubstr("batches of <= 1000 events / 10MiB after 100ms"));
 }
 
+// Every listener's limits are shown, as configured (defaults here differ
+// per listener: ops keeps fewer connections and a shorter read timeout).
+TEST(DescribeConfigTest, ShowsEveryListenersLimits) {
+  absl::StatusOr<Config> config = ParseConfigYaml(R"(
+grpc: {max_concurrent_streams: 7, memory_limit_bytes: 64MiB, handshake_timeout: 3s,
+       keepalive_min_interval: 45s}
+http_ingest:
+  enabled: true
+  limits: {max_connections: 300, max_header_bytes: 8KiB, max_header_fields: 50,
+           max_requests_per_connection: 0, idle_timeout: 20s, read_timeout: 4s}
+ops: {enabled: true}
+)");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const std::string text = DescribeConfig(*config);
+  EXPECT_THAT(text, HasSubstr("gRPC limits: 7 concurrent streams per connection, memory 64MiB, "
+                              "handshake timeout 3s, client pings >= 45s apart"));
+  EXPECT_THAT(text, HasSubstr("HTTP ingest limits: 300 connections, header <= 8KiB in 50 fields, "
+                              "unlimited requests per connection, idle timeout 20s, read timeout "
+                              "4s"));
+  EXPECT_THAT(text, HasSubstr("ops limits: 32 connections, header <= 16KiB in 100 fields, 1000 "
+                              "requests per connection, idle timeout 30s, read timeout 5s"));
+  // Listeners that are off have no limits line.
+  EXPECT_THAT(DescribeConfig(Config{}), Not(HasSubstr("HTTP ingest limits")));
+  EXPECT_THAT(DescribeConfig(Config{}), Not(HasSubstr("ops limits")));
+}
+
 TEST(DescribeConfigTest, NoSinks) { EXPECT_THAT(DescribeConfig(Config{}), HasSubstr("no sinks")); }
 
 TEST(DescribeConfigTest, NeverShowsCredentials) {
