@@ -1,18 +1,23 @@
 // Validates every Kubernetes manifest under deploy/kubernetes/ with
 // kubernetes-models (and the Prometheus Operator models), then checks what
 // the schemas cannot: the DaemonSet's listeners, probes and grace period
-// against its ConfigMap, the Service route, and the monitors' ARMS discovery.
+// against its ConfigMap, the Service route, the NetworkPolicy's peers, and
+// the monitors' ARMS discovery.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as core from "kubernetes-models/v1";
 import * as apps from "kubernetes-models/apps/v1";
+import * as networking from "kubernetes-models/networking.k8s.io/v1";
 import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import {
   yamlFilesUnder, loadDocuments, parseYaml, drainSeconds, bytes, memoryNeededBytes,
   podContainers, envValue, namedPort, DEFAULTS, readText,
 } from "./lib.mjs";
 
-const MODELS = { v1: core, "apps/v1": apps, "monitoring.coreos.com/v1": monitoring };
+const MODELS = {
+  v1: core, "apps/v1": apps, "networking.k8s.io/v1": networking,
+  "monitoring.coreos.com/v1": monitoring,
+};
 // Kinds no validator exists for; raycluster.test.mjs checks them.
 const CHECKED_ELSEWHERE = new Set(["ray.io/v1/RayCluster"]);
 
@@ -132,6 +137,48 @@ test("Ray pods reach HTTP ingest on their own node (Service Local or hostPort)",
   }
   const port = service.spec.ports.find((p) => p.targetPort === "http-ingest");
   assert.ok(port, "no Service port targets http-ingest");
+});
+
+// docs/SECURITY.md: HTTP ingest only from Ray pods, ops only from the
+// monitoring namespace; every port the aggregator declares is covered by a
+// rule, and no rule lets everyone in.
+test("the NetworkPolicy admits HTTP ingest from Ray pods and ops from the monitoring namespace", () => {
+  const policy = find("NetworkPolicy", "ray-event-aggregator");
+  assert.equal(policy.metadata.namespace, daemonSet.metadata.namespace);
+  const selected = policy.spec.podSelector.matchLabels;
+  assert.ok(Object.keys(selected).length > 0, "the policy selects every pod of the namespace");
+  for (const [key, value] of Object.entries(selected)) {
+    assert.equal(daemonSet.spec.template.metadata.labels[key], value, `podSelector ${key} misses the pods`);
+  }
+  assert.ok(policy.spec.policyTypes.includes("Ingress"));
+  const rules = policy.spec.ingress;
+  for (const rule of rules) {
+    assert.ok(rule.from?.length > 0, "a rule without `from` admits every peer");
+    assert.ok(rule.ports?.length > 0, "a rule without `ports` admits every port");
+    for (const port of rule.ports) {
+      assert.ok(namedPort(aggregator, port.port), `rule port ${port.port} is not a container port`);
+    }
+    for (const peer of rule.from) assert.equal(peer.ipBlock, undefined, "no ipBlock peers");
+  }
+  const peersOf = (portName) => rules.filter((r) => r.ports.some((p) => p.port === portName))
+    .flatMap((r) => r.from);
+  for (const port of aggregator.ports) {
+    assert.ok(peersOf(port.name).length > 0, `no rule admits anyone to ${port.name}`);
+  }
+  // Ray pods, by the label the PodMonitor selects them with, in any namespace.
+  const rayLabel = find("PodMonitor", "ray-event-aggregator-sidecar").spec.selector.matchLabels;
+  for (const peer of peersOf("http-ingest")) {
+    assert.deepEqual(peer.podSelector?.matchLabels, rayLabel, "http-ingest admits pods that are not Ray's");
+    assert.deepEqual(peer.namespaceSelector, {}, "Ray pods run in any namespace");
+  }
+  // The namespace the ServiceMonitor (and so Prometheus) lives in, and only it.
+  const monitoringNamespace = find("ServiceMonitor", "ray-event-aggregator").metadata.namespace;
+  for (const peer of peersOf("agg-metrics")) {
+    assert.deepEqual(peer.namespaceSelector?.matchLabels,
+      { "kubernetes.io/metadata.name": monitoringNamespace }, "ops admits another namespace");
+  }
+  assert.ok(readText("docs/SECURITY.md").includes("deploy/kubernetes/daemonset/networkpolicy.yaml"),
+    "docs/SECURITY.md does not point at the NetworkPolicy");
 });
 
 for (const kind of ["PodMonitor", "ServiceMonitor"]) {
