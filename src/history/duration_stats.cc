@@ -33,6 +33,22 @@ bool GetSigned(std::string_view& in, int64_t& v) {
   return true;
 }
 
+// Saturating int64 arithmetic. Durations come from event timestamps that
+// anyone with write access to the bucket chooses (an end in the year 9999),
+// and stats are decoded from index files, so a sum or count may reach the
+// int64 limits: it stops there instead of overflowing (undefined behaviour).
+// A saturated sum is wrong from then on, but stays at the limit it hit.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+int64_t SaturatingMultiply(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_mul_overflow(a, b, &out)) return out;
+  return (a > 0) == (b > 0) ? INT64_MAX : INT64_MIN;
+}
+
 }  // namespace
 
 int DurationStats::BucketOf(int64_t duration_ns) {
@@ -49,21 +65,21 @@ int64_t DurationStats::UpperBound(int bucket) {
 
 void DurationStats::Add(int64_t duration_ns, int64_t times) {
   if (duration_ns < 0) duration_ns = 0;
-  count_ += times;
-  sum_ns_ += duration_ns * times;
+  count_ = SaturatingAdd(count_, times);
+  sum_ns_ = SaturatingAdd(sum_ns_, SaturatingMultiply(duration_ns, times));
   if (times > 0) max_ns_ = std::max(max_ns_, duration_ns);
   int64_t& bucket = buckets_[BucketOf(duration_ns)];
-  bucket += times;
+  bucket = SaturatingAdd(bucket, times);
   if (bucket == 0) buckets_.erase(BucketOf(duration_ns));
 }
 
 void DurationStats::Merge(const DurationStats& other, int64_t sign) {
-  count_ += sign * other.count_;
-  sum_ns_ += sign * other.sum_ns_;
+  count_ = SaturatingAdd(count_, SaturatingMultiply(sign, other.count_));
+  sum_ns_ = SaturatingAdd(sum_ns_, SaturatingMultiply(sign, other.sum_ns_));
   if (sign > 0) max_ns_ = std::max(max_ns_, other.max_ns_);
   for (const auto& [bucket, count] : other.buckets_) {
     int64_t& mine = buckets_[bucket];
-    mine += sign * count;
+    mine = SaturatingAdd(mine, SaturatingMultiply(sign, count));
     if (mine == 0) buckets_.erase(bucket);
   }
   if (count_ == 0) max_ns_ = 0;
@@ -71,11 +87,16 @@ void DurationStats::Merge(const DurationStats& other, int64_t sign) {
 
 int64_t DurationStats::Quantile(double q) const {
   if (count_ <= 0) return 0;
-  const auto rank = static_cast<int64_t>(std::ceil(q * static_cast<double>(count_)));
+  const double wanted = std::ceil(q * static_cast<double>(count_));
+  // Clamped before the cast: a double at or above 2^63 (a count near
+  // INT64_MAX), or NaN, has no int64 value.
+  const int64_t rank = !(wanted < 9.2e18) ? INT64_MAX
+                       : wanted < 1       ? 1
+                                          : static_cast<int64_t>(wanted);
   int64_t seen = 0;
   for (const auto& [bucket, count] : buckets_) {
-    seen += count;
-    if (seen >= std::max<int64_t>(rank, 1)) {
+    seen = SaturatingAdd(seen, count);
+    if (seen >= rank) {
       // The bucket's geometric middle, never above the exact max.
       const double low = bucket == 0 ? 0.0 : static_cast<double>(UpperBound(bucket - 1));
       const double high = static_cast<double>(UpperBound(bucket));
@@ -90,7 +111,7 @@ std::vector<std::pair<int64_t, int64_t>> DurationStats::Octaves() const {
   std::map<int, int64_t> octaves;
   for (const auto& [bucket, count] : buckets_) {
     const int octave = bucket == 0 ? 0 : 1 + (bucket - 1) / kBucketsPerOctave;
-    octaves[octave] += count;
+    octaves[octave] = SaturatingAdd(octaves[octave], count);
   }
   std::vector<std::pair<int64_t, int64_t>> out;
   for (const auto& [octave, count] : octaves) {
@@ -128,6 +149,11 @@ absl::Status DurationStats::DecodeFrom(std::string_view& in) {
       return absl::DataLossError("stored duration histogram is corrupt");
     }
     bucket += static_cast<int>(delta);
+    // No duration lands above the bucket of INT64_MAX; also keeps `bucket`
+    // far from int overflow whatever the input.
+    if (bucket > BucketOf(INT64_MAX)) {
+      return absl::DataLossError("stored duration histogram is corrupt");
+    }
     buckets_[bucket] = count;
   }
   return absl::OkStatus();
