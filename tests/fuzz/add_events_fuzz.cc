@@ -10,8 +10,6 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
-#include <google/protobuf/util/field_comparator.h>
-#include <google/protobuf/util/message_differencer.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/same_event.h"
 #include "ingest/add_events_decoder.h"
 #include "ingest/event_keys.h"
 #include "src/ray/protobuf/events_event_aggregator_service.pb.h"
@@ -47,14 +46,6 @@ std::string Encode(const std::vector<RayEvent>& events) {
     request.SerializeToCodedStream(&output);
   }
   return bytes;
-}
-
-bool Same(const RayEvent& a, const RayEvent& b) {
-  google::protobuf::util::DefaultFieldComparator comparator;
-  comparator.set_treat_nan_as_equal(true);
-  google::protobuf::util::MessageDifferencer differencer;
-  differencer.set_field_comparator(&comparator);
-  return differencer.Compare(a, b);
 }
 
 std::vector<RayEvent> ParseEach(const rayagg::DecodedRequest& decoded) {
@@ -108,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         again->events[i].entity_key != decoded->events[i].entity_key) {
       Fail("re-encoded event has other type or keys", i);
     }
-    if (!Same(events[i], events_again[i])) {
+    if (!rayagg::fuzz::SameEvent(events[i], events_again[i])) {
       Fail("re-encoded event differs", i);
     }
   }

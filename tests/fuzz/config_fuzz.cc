@@ -7,12 +7,12 @@
 //
 // HOME and RAY_AUTH_TOKEN_PATH are left out of the environment: they name a
 // token file to read, and the fuzzer would read the machine's files.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -36,16 +36,33 @@ std::vector<std::string_view> Split(std::string_view text, std::string_view sepa
   return parts;
 }
 
-// The file the YAML section is written to, one per process.
-const std::string& ConfigPath() {
-  static const std::string path = [] {
-    char name[] = "/tmp/rayagg_config_fuzz_XXXXXX";
-    const int fd = mkstemp(name);
-    if (fd < 0) std::abort();
-    close(fd);
-    return std::string(name);
+// The "file" the YAML section is written to: an in-memory file (memfd)
+// reached through /proc/self/fd, one per process. Nothing is left on disk,
+// however the process ends (a crash or libFuzzer's _Exit included).
+int ConfigFd() {
+  static const int fd = [] {
+    const int created = memfd_create("rayagg_config_fuzz", MFD_CLOEXEC);
+    if (created < 0) std::abort();
+    return created;
   }();
+  return fd;
+}
+
+const std::string& ConfigPath() {
+  static const std::string path = "/proc/self/fd/" + std::to_string(ConfigFd());
   return path;
+}
+
+void WriteConfig(std::string_view text) {
+  const int fd = ConfigFd();
+  if (ftruncate(fd, 0) != 0) std::abort();
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n =
+        pwrite(fd, text.data() + written, text.size() - written, static_cast<off_t>(written));
+    if (n <= 0) std::abort();
+    written += static_cast<size_t>(n);
+  }
 }
 
 }  // namespace
@@ -53,10 +70,7 @@ const std::string& ConfigPath() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::vector<std::string_view> sections = Split(input, "\n%%\n");
-  {
-    std::ofstream file(ConfigPath(), std::ios::binary | std::ios::trunc);
-    file.write(sections[0].data(), static_cast<std::streamsize>(sections[0].size()));
-  }
+  WriteConfig(sections[0]);
   std::map<std::string, std::string> variables;
   if (sections.size() > 1) {
     for (std::string_view line : Split(sections[1], "\n")) {

@@ -33,9 +33,12 @@ struct Index {
 };
 
 Index& TheIndex() {
-  static Index* index = [] {
-    auto* built = new Index;
-    absl::StatusOr<OpenedIndex> opened = OpenIndexForWriting(built->dir.path(), 8 << 20);
+  // An object, not a leaked pointer: at exit its destructor closes the index
+  // and removes the temporary directory (the database closes first: it is
+  // declared after the directory).
+  static Index index;
+  static const bool built = [] {
+    absl::StatusOr<OpenedIndex> opened = OpenIndexForWriting(index.dir.path(), 8 << 20);
     if (!opened.ok()) std::abort();
     IndexWriter writer(*opened->db);
     for (uint64_t seed : {11, 12}) {
@@ -51,12 +54,13 @@ Index& TheIndex() {
     }
     opened->db.reset();
     absl::StatusOr<std::unique_ptr<SqliteDb>> reader =
-        OpenIndexForReading(built->dir.path(), 4 << 20);
+        OpenIndexForReading(index.dir.path(), 4 << 20);
     if (!reader.ok()) std::abort();
-    built->db = std::move(*reader);
-    return built;
+    index.db = std::move(*reader);
+    return true;
   }();
-  return *index;
+  (void)built;
+  return index;
 }
 
 void Check(const absl::StatusOr<nlohmann::json>& answer, const char* query) {

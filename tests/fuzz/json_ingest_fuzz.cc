@@ -7,8 +7,6 @@
 // reader (FactsOfWire) agrees with it, and the events re-encoded to JSON by
 // the daemon's encoder parse back to the same events (no element rejected).
 #include <google/protobuf/stubs/logging.h>
-#include <google/protobuf/util/field_comparator.h>
-#include <google/protobuf/util/message_differencer.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/same_event.h"
 #include "http/content_encoding.h"
 #include "http/gzip.h"
 #include "ingest/event_keys.h"
@@ -35,14 +34,6 @@ constexpr uint64_t kMaxBodyBytes = 1 << 20;
 [[noreturn]] void Fail(const char* what, size_t index) {
   std::fprintf(stderr, "json_ingest_fuzz: %s (element %zu)\n", what, index);
   std::abort();
-}
-
-bool Same(const RayEvent& a, const RayEvent& b) {
-  google::protobuf::util::DefaultFieldComparator comparator;
-  comparator.set_treat_nan_as_equal(true);
-  google::protobuf::util::MessageDifferencer differencer;
-  differencer.set_field_comparator(&comparator);
-  return differencer.Compare(a, b);
 }
 
 std::vector<RayEvent> EventsOf(const rayagg::EventJsonBatch& batch) {
@@ -119,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<RayEvent> again = EventsOf(batch);
   if (again.size() != events.size()) Fail("re-encoded body has another count", 0);
   for (size_t i = 0; i < events.size(); ++i) {
-    if (!Same(events[i], again[i])) Fail("re-encoded event differs", i);
+    if (!rayagg::fuzz::SameEvent(events[i], again[i])) Fail("re-encoded event differs", i);
   }
   return 0;
 }
