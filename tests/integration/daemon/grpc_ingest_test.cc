@@ -3,6 +3,8 @@
 // it counts, and that the daemon keeps serving after each of them.
 
 #include <google/protobuf/unknown_field_set.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -229,6 +231,113 @@ TEST_F(GrpcIngestTest, MaxConcurrentStreamsIsAnnounced) {
     }
   }
   EXPECT_EQ(announced, 7u);
+}
+
+// grpc.max_concurrent_streams bounds the calls open on one connection: with
+// a limit of 1 and one call held open by a real gRPC client (its header sent,
+// its message not yet), a second call on that connection is never sent — it
+// can only end at its deadline, and the server never sees it — and once the
+// held call has sent its message and had its answer, calls get through again.
+TEST_F(GrpcIngestTest, CallsBeyondMaxConcurrentStreamsWaitInTheClient) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
+  config.grpc.max_concurrent_streams = 1;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+  const std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
+                                grpc::InsecureChannelCredentials(), arguments);
+  auto stub = ray::rpc::events::EventAggregatorService::NewStub(channel);
+  const std::vector<RayEvent> events = {TaskLifecycleEvent("stream-limit", 0)};
+  const AddEventsRequest request = RequestOf(events);
+  auto unary = [&](std::chrono::milliseconds deadline) {
+    grpc::ClientContext context;
+    context.set_deadline(RpcDeadlineIn(deadline));
+    ray::rpc::events::AddEventsReply reply;
+    return stub->AddEvents(&context, request, &reply);
+  };
+  // One call first: the server's SETTINGS, with the limit, have reached the client.
+  ASSERT_TRUE(unary(kRpcDeadline).ok());
+  const uint64_t requests_before = harness().daemon().ingest_counters().requests.load();
+
+  grpc::CompletionQueue queue;
+  auto completes = [&queue](intptr_t expected) {
+    void* tag = nullptr;
+    bool ok = false;
+    return queue.Next(&tag, &ok) && ok && tag == reinterpret_cast<void*>(expected);
+  };
+  grpc::GenericStub generic(channel);
+  grpc::ClientContext held_context;
+  held_context.set_deadline(RpcDeadlineIn(kRpcDeadline));
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> held =
+      generic.PrepareCall(&held_context, std::string(kAddEventsMethod), &queue);
+  held->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(completes(1));
+
+  // The one stream is taken: the second call waits in the client. (Its
+  // deadline only bounds the wait; it could not get through in any time.)
+  EXPECT_EQ(unary(std::chrono::milliseconds(300)).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(harness().daemon().ingest_counters().requests.load(), requests_before);
+
+  // The held call sends its message and is answered; the stream is free again.
+  const std::string bytes = request.SerializeAsString();
+  grpc::Slice slice(bytes.data(), bytes.size());
+  grpc::ByteBuffer message(&slice, 1);
+  held->Write(message, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(completes(2));
+  held->WritesDone(reinterpret_cast<void*>(3));
+  ASSERT_TRUE(completes(3));
+  grpc::ByteBuffer reply;
+  held->Read(&reply, reinterpret_cast<void*>(4));
+  ASSERT_TRUE(completes(4));
+  grpc::Status held_status;
+  held->Finish(&held_status, reinterpret_cast<void*>(5));
+  ASSERT_TRUE(completes(5));
+  EXPECT_TRUE(held_status.ok()) << held_status.error_message();
+  EXPECT_TRUE(unary(kRpcDeadline).ok());
+  EXPECT_EQ(harness().daemon().ingest_counters().requests.load(), requests_before + 2);
+  queue.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue.Next(&tag, &ok)) {
+  }
+}
+
+// Keepalive enforcement: a real gRPC client that pings far more often than
+// grpc.keepalive_min_interval (every 100 ms against an hour) gets GOAWAY
+// too_many_pings after two strikes and its connection is closed, whatever
+// the machine's speed (it only takes three pings); the daemon keeps serving
+// and the next call connects again.
+TEST_F(GrpcIngestTest, ClientPingingTooOftenIsDisconnected) {
+  Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
+  config.grpc.keepalive_min_interval = std::chrono::hours(1);
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 100);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);  // the client's own limit: none
+  arguments.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, 10);
+  const std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
+                                grpc::InsecureChannelCredentials(), arguments);
+  auto stub = ray::rpc::events::EventAggregatorService::NewStub(channel);
+  const AddEventsRequest request = RequestOf(std::vector<RayEvent>{TaskLifecycleEvent("ping", 0)});
+  auto call = [&] {
+    grpc::ClientContext context;
+    context.set_deadline(RpcDeadlineIn(kRpcDeadline));
+    ray::rpc::events::AddEventsReply reply;
+    return stub->AddEvents(&context, request, &reply);
+  };
+  ASSERT_TRUE(call().ok());
+  ASSERT_EQ(channel->GetState(false), GRPC_CHANNEL_READY);
+  // The server's keepalive pings come every 60 s and the test's connection is
+  // otherwise left alone: only the GOAWAY makes the channel leave READY.
+  ASSERT_TRUE(channel->WaitForStateChange(GRPC_CHANNEL_READY, RpcDeadlineIn(kConditionTimeout)));
+  EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY);
+  ExpectStillServing();
+  EXPECT_TRUE(call().ok());
 }
 
 TEST_F(GrpcIngestTest, DefaultReceiveLimitIsRaysTwentyMebibytes) {
