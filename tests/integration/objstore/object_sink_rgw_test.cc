@@ -1,7 +1,7 @@
 // The object-store sink against a real Ceph RGW (started by the tests; a
 // test that cannot start it fails): gzip objects with their manifests round
-// trip through S3; a wrong secret, then the right one in the credentials
-// file, loses nothing; the gateway killed under load and restarted loses
+// trip through S3; an object of 16 MiB or more goes up in parts; a wrong secret, then the right one
+// in the credentials file, loses nothing; the gateway killed under load and restarted loses
 // nothing. Real time (RGW checks the signing time), waits on conditions.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
@@ -162,6 +162,65 @@ TEST_F(ObjectSinkRgwTest, GzipObjectsWithManifestsRoundTrip) {
                                 "history/cluster-metadata/rayjob/ray-system_nightly_job-cluster/"
                                 "session_2026-01-02_00-00-00_000000_7"}));
   EXPECT_EQ(StoredIds("history/"), sent_ids_);
+}
+
+// An object of 16 MiB or more goes up in parts (s3.multipart_threshold,
+// 8 MiB parts): RGW reports a multipart ETag ("<md5>-<parts>"), and the
+// object reads back whole, every event in it once, with its manifest.
+TEST_F(ObjectSinkRgwTest, AnObjectOf16MiBOrMoreIsUploadedInPartsAndReadsBackWhole) {
+  SinkConfig config = Config();
+  config.object.gzip = false;  // the test events compress far below 16 MiB
+  config.object.max_age = 1h;  // cut by the drain, as one object
+  config.object.max_open_bytes = 256ull << 20;
+  Start(rgw().StoreConfig(bucket_), config);
+  // 320 events with a 64 KiB runtime env each: about 20 MiB of JSON Lines,
+  // all in one (session, node, job) object.
+  const std::string runtime_env(64 * 1024, 'x');
+  std::vector<std::string> payloads;
+  for (int i = 0; i < 320; ++i) {
+    ray::rpc::events::RayEvent event = test::ObjectTestEvent(i);
+    event.mutable_task_definition_event()->set_serialized_runtime_env(runtime_env);
+    payloads.push_back(event.SerializeAsString());
+  }
+  std::vector<IncomingEvent> events;
+  for (const auto& payload : payloads) {
+    events.push_back(IncomingEvent{payload, 0, HashEventId(payload), 0});
+  }
+  ASSERT_TRUE(log_.Append(events).ok());
+  ASSERT_TRUE(
+      test::WaitFor([&] { return sink_->object_counters().held_bytes.load() >= 16u << 20; }));
+  sink_->Drain(clock_.Now() + 300s);
+  ASSERT_TRUE(sink_->WaitFinished(300s));
+  EXPECT_EQ(Sent(), 320u);
+  EXPECT_EQ(sink_->drops().Total(), 0u);
+
+  std::vector<ObjectInfo> objects;
+  auto page = test::RunCoroutine(reader_io_, reader_->List({.prefix = "cluster-history/"}));
+  ASSERT_TRUE(page.ok()) << page.status();
+  objects = page->objects;
+  ASSERT_EQ(objects.size(), 1u);
+  EXPECT_GE(objects[0].size, 16u << 20);
+  // 20 MiB in 8 MiB parts: three.
+  EXPECT_TRUE(objects[0].etag.ends_with("-3")) << objects[0].etag;
+  auto object =
+      test::RunCoroutine(reader_io_, reader_->Get({.key = objects[0].key, .max_bytes = 64u << 20}));
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ(object->body.size(), objects[0].size);
+  std::istringstream lines(object->body);
+  std::set<std::string> ids;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json event = nlohmann::json::parse(line);
+    EXPECT_EQ(event["taskDefinitionEvent"]["serializedRuntimeEnv"].get<std::string>().size(),
+              runtime_env.size());
+    std::string id;
+    EXPECT_TRUE(absl::Base64Unescape(event["eventId"].get<std::string>(), &id));
+    ids.insert(id);
+  }
+  EXPECT_EQ(ids.size(), 320u);
+  std::map<std::string, std::string> manifest(object->metadata.begin(), object->metadata.end());
+  EXPECT_EQ(manifest["rayagg-events"], "320");
+  EXPECT_EQ(manifest["rayagg-seq-first"], "1");
+  EXPECT_EQ(manifest["rayagg-seq-last"], "320");
 }
 
 TEST_F(ObjectSinkRgwTest, AWrongSecretThenTheRightOneInTheFileLosesNothing) {
