@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/real_clock.h"
 #include "flags.h"
 #include "spool/crc32c.h"
 #include "spool/format.h"
@@ -103,8 +104,9 @@ double CpuSeconds() {
 // CPU time is the steadier figure).
 double Recover(spool::FileSystem& fs, const std::string& directory, uint64_t& records,
                uint64_t& bytes, double& cpu) {
+  RealClock clock;
   auto opened = spool::Spool::Open(
-      fs, spool::SpoolOptions{.directory = directory, .max_bytes = 1ull << 40}, "bench");
+      fs, clock, spool::SpoolOptions{.directory = directory, .max_bytes = 1ull << 40}, "bench");
   if (!opened.ok()) {
     std::fprintf(stderr, "open: %s\n", std::string(opened.status().message()).c_str());
     std::exit(1);
@@ -150,8 +152,9 @@ int main(int argc, char** argv) {
   uint64_t event_bytes = 0;
   double write_seconds = 0;
   {
+    rayagg::RealClock clock;
     auto spool = rayagg::spool::Spool::Open(
-        fs,
+        fs, clock,
         rayagg::spool::SpoolOptions{.directory = directory,
                                     .max_bytes = 1ull << 40,
                                     .sync = rayagg::spool::SyncMode::kNever},

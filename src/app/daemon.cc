@@ -146,7 +146,7 @@ absl::Status Daemon::OpenSpool() {
                                ? spool::OnWriteError::kRefuse
                                : spool::OnWriteError::kMemory;
   absl::StatusOr<std::unique_ptr<spool::Spool>> opened =
-      spool::Spool::Open(spool_fs_, options, "pid " + std::to_string(getpid()));
+      spool::Spool::Open(spool_fs_, clock_, options, "pid " + std::to_string(getpid()));
   if (!opened.ok()) return opened.status();
   spool_ = *std::move(opened);
   for (const std::string& problem : spool_->open_problems()) logger_->error("spool: {}", problem);
@@ -328,11 +328,12 @@ std::string Daemon::RenderMetricsPage() const {
     if (IsObjectStoreSinkUrl(sink_config.url) && next_object_sink != object_sinks_.end()) {
       const ObjectSink& sink = **next_object_sink++;
       sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats(),
-                       &sink.object_counters(), log_.ReleasedPosition(sink.cursor())});
+                       &sink.object_counters(), log_.ReleasedPosition(sink.cursor()),
+                       log_.ReplayedEvents(sink.cursor())});
     } else if (next_sink != sinks_.end()) {
       const Sink& sink = **next_sink++;
       sinks.push_back({sink.name(), sink.counters(), sink.drops(), sink.request_stats(), nullptr,
-                       log_.ReleasedPosition(sink.cursor())});
+                       log_.ReleasedPosition(sink.cursor()), log_.ReplayedEvents(sink.cursor())});
     }
   }
   return RenderMetrics(MetricsInput{.ingest = ingest_counters_,

@@ -196,16 +196,39 @@ constexpr Family kFamilies[] = {
      Spool<&spool::SpoolStats::corrupt_regions>},
     {{"rayagg_spool_torn_bytes", kGauge, {}, "Bytes recovery cut from torn segment tails."},
      Spool<&spool::SpoolStats::torn_bytes>},
+    {{"rayagg_spool_moved_aside_segments",
+      kGauge,
+      {},
+      "Segments moved aside at start because the disk would not read them."},
+     Spool<&spool::SpoolStats::moved_aside_segments>},
+    {{"rayagg_sink_replayed_events_total",
+      kCounter,
+      {"sink"},
+      "Events read back from an earlier run's spool records (spool only)."},
+     [](const MetricsInput& in, MetricSamples& out) {
+       if (in.spool == nullptr) return;
+       for (const SinkMetricsSource& sink : in.sinks) out.Add({sink.name}, sink.replayed_events);
+     }},
     {{"rayagg_sink_backlog_entries",
       kGauge,
       {"sink"},
       "Entries after the sink's released position (spool only)."},
      [](const MetricsInput& in, MetricSamples& out) {
        if (in.spool == nullptr || in.log == nullptr) return;
+       const uint64_t next = in.buffer.next_sequence;
+       const uint64_t first = std::min(in.spool->first_sequence(), next);
+       const bool recovered = !in.spool->recovering();
        for (const SinkMetricsSource& sink : in.sinks) {
-         const uint64_t released = sink.released_position;
-         out.Add({sink.name},
-                 in.buffer.next_sequence - std::min(released, in.buffer.next_sequence));
+         const uint64_t released = std::min(sink.released_position, next);
+         uint64_t backlog = next - released;
+         if (released < first && recovered) {
+           // This run's sequences start above a bound worked out from the
+           // earlier run's file sizes: the sequences between its newest
+           // entry and this run's first are no entry's.
+           const uint64_t earlier_end = std::clamp(in.spool->recovered_end(), released, first);
+           backlog = (next - first) + (earlier_end - released);
+         }
+         out.Add({sink.name}, backlog);
        }
      }},
     {{"rayagg_sink_oldest_unsent_age_seconds",

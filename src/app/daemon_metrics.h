@@ -41,6 +41,8 @@ struct SinkMetricsSource {
   const ObjectSinkCounters* object = nullptr;
   // The sink's released position in the event log (its backlog with a spool).
   uint64_t released_position = 0;
+  // Events it read back from an earlier run's spool records.
+  uint64_t replayed_events = 0;
 };
 
 // What the daemon's metrics are read from, at one scrape.

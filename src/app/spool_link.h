@@ -27,6 +27,9 @@ class SpoolLink final : public spool::SpoolListener {
 
   void OnDurable(uint64_t position) override { log_.OnDurable(position); }
   void OnEvict(const spool::SegmentInfo& segment) override;
+  bool MayEvict(const spool::SegmentInfo& segment) override {
+    return log_.MayEvictSegment(segment);
+  }
   void OnHealthChanged(spool::SpoolHealth health, const std::string& reason) override;
   void OnProblem(const std::string& line) override;
 

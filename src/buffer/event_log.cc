@@ -96,10 +96,38 @@ const EventLog::Cursor* EventLog::BlockingCursorFor(uint64_t events, uint64_t by
   return nullptr;
 }
 
+const EventLog::Cursor* EventLog::BlockingCursorIn(const spool::SegmentInfo& segment) const {
+  if (!segment.has_entries) return nullptr;
+  for (const auto& cursor : cursors_) {
+    if (!cursor->blocks || cursor->removed || cursor->next_sequence > segment.last_entry) continue;
+    // Types 0-62 have a bit each; bit 63 stands for every other number,
+    // which no filter lists: accepted only by a filter of all types.
+    bool accepts = cursor->accepts.accepts_all();
+    for (int32_t type = 0; type < 63 && !accepts; ++type) {
+      accepts = (segment.type_mask & spool::TypeBit(type)) != 0 && cursor->accepts.Accepts(type);
+    }
+    if (accepts) return cursor.get();
+  }
+  return nullptr;
+}
+
+const EventLog::Cursor* EventLog::SpoolBlockingCursorFor(uint64_t record_bytes) const {
+  for (const spool::SegmentInfo& segment : spool_->SegmentsToEvictFor(stream_end_, record_bytes)) {
+    if (const Cursor* blocking = BlockingCursorIn(segment)) return blocking;
+  }
+  return nullptr;
+}
+
+bool EventLog::MayEvictSegment(const spool::SegmentInfo& segment) const {
+  MutexLock lock(mutex_);
+  return !any_blocking_ || BlockingCursorIn(segment) == nullptr;
+}
+
 std::optional<std::string> EventLog::FullBlockingSink() const {
   MutexLock lock(mutex_);
-  if (!any_blocking_ || spool_ != nullptr) return std::nullopt;
-  const Cursor* blocking = BlockingCursorFor(1, 1);
+  if (!any_blocking_) return std::nullopt;
+  const Cursor* blocking = spool_ != nullptr ? SpoolBlockingCursorFor(spool::kRecordHeaderBytes + 1)
+                                             : BlockingCursorFor(1, 1);
   if (blocking == nullptr) return std::nullopt;
   return blocking->sink_name;
 }
@@ -234,16 +262,22 @@ absl::Status EventLog::AppendEvents(std::span<const IncomingEvent> events, uint6
   {
     MutexLock lock(mutex_);
     stream_end = stream_end_;
-    // With a spool, memory letting go of an entry loses nothing: a blocking
-    // sink is not full until the spool is (not enforced yet, SPOOL.md).
-    if (any_blocking_ && spool_ == nullptr) {
+    // With a spool, memory letting go of an entry loses nothing (the sink
+    // reads it from disk): a blocking sink is full when the spool would
+    // have to evict a segment holding what it has not read.
+    if (any_blocking_) {
       uint64_t bytes = 0;
-      for (const IncomingEvent& event : events) bytes += event.bytes.size();
-      if (const Cursor* blocking = BlockingCursorFor(events.size(), bytes)) {
+      for (const IncomingEvent& event : events) {
+        bytes += event.bytes.size() + (spool_ != nullptr ? spool::kRecordHeaderBytes : 0);
+      }
+      const Cursor* blocking = spool_ != nullptr ? SpoolBlockingCursorFor(bytes)
+                                                 : BlockingCursorFor(events.size(), bytes);
+      if (blocking != nullptr) {
         blocking->refusals->fetch_add(1, std::memory_order_relaxed);
-        return absl::UnavailableError(
-            "sink \"" + blocking->sink_name +
-            "\" is full (when_full: block): nothing was accepted, retry later");
+        return absl::UnavailableError("sink \"" + blocking->sink_name +
+                                      "\" is full (when_full: block" +
+                                      (spool_ != nullptr ? ", spool.max_bytes" : "") +
+                                      "): nothing was accepted, retry later");
       }
     }
     appended_events_ += events.size();
@@ -287,6 +321,7 @@ absl::Status EventLog::AppendEvents(std::span<const IncomingEvent> events, uint6
       }
     }
     ReleaseRead();
+    TrimPendingWhileDown();
     for (size_t i = 0; i < cursors_.size(); ++i) {
       if (notify[i] && cursors_[i]->on_available) to_notify.push_back(cursors_[i]->on_available);
     }
@@ -315,6 +350,7 @@ const char* EventLog::StoreEvent(const IncomingEvent& event, uint32_t crc, uint6
   const auto size = static_cast<uint32_t>(sizeof header + event.bytes.size());
   stream_end_ += size;
   pending_records_.push_back(StreamRecord{stream_end_, tag, sequence, record, size});
+  pending_bytes_ += size;
   return record + sizeof header;
 }
 
@@ -401,9 +437,41 @@ void EventLog::ReleaseChunks() {
   chunks_.ReleaseThrough(through);
 }
 
+void EventLog::CountLostRecord(uint64_t sequence, int32_t event_type) {
+  for (auto& cursor : cursors_) {
+    if (!cursor->removed && cursor->next_sequence <= sequence &&
+        cursor->accepts.Accepts(event_type)) {
+      cursor->drops->Add(DropReason::kOverflow, event_type);
+    }
+  }
+}
+
+void EventLog::TrimPendingWhileDown() {
+  if (spool_ == nullptr || collecting_ || spool_->health() != spool::SpoolHealth::kMemory) return;
+  while (pending_bytes_ > limits_.max_bytes && !pending_records_.empty()) {
+    const StreamRecord& oldest = pending_records_.front();
+    if (oldest.sequence >= head_sequence_) {
+      // Memory still holds its entry (whose bytes these are): let go of the
+      // oldest entries first; cursors that had not read them count the
+      // loss as their records go below.
+      if (entries_.empty()) break;
+      PopFront();
+      continue;
+    }
+    spool::RecordHeader header;
+    spool::ParseRecordHeader(std::string_view(oldest.data, spool::kRecordHeaderBytes), header);
+    CountLostRecord(oldest.sequence, header.event_type);
+    if (header.part == 0) dropped_heads_[oldest.sequence] = stream_end_;
+    pending_bytes_ -= oldest.size;
+    pending_records_.pop_front();
+  }
+  ReleaseChunks();
+}
+
 uint64_t EventLog::CollectRecords(uint64_t from, uint64_t to, uint64_t max_bytes,
                                   std::vector<std::string_view>& pieces) {
   MutexLock lock(mutex_);
+  collecting_ = true;
   auto it = std::upper_bound(
       pending_records_.begin(), pending_records_.end(), from,
       [](uint64_t position, const StreamRecord& record) { return position < record.end; });
@@ -429,10 +497,28 @@ void EventLog::OnDurable(uint64_t position) {
   std::vector<std::function<void()>> to_notify;
   {
     MutexLock lock(mutex_);
+    // The writer calls this after each pass, holding no views any more.
+    collecting_ = false;
     if (position <= durable_) return;
     durable_ = position;
     while (!pending_records_.empty() && pending_records_.front().end <= position) {
+      const StreamRecord& record = pending_records_.front();
+      if (!dropped_heads_.empty() && dropped_heads_.contains(record.sequence)) {
+        // A part of an entry whose first record was dropped: on disk, but
+        // no reader can reach it.
+        spool::RecordHeader header;
+        spool::ParseRecordHeader(std::string_view(record.data, spool::kRecordHeaderBytes), header);
+        CountLostRecord(record.sequence, header.event_type);
+      }
+      pending_bytes_ -= record.size;
       pending_records_.pop_front();
+    }
+    for (auto it = dropped_heads_.begin(); it != dropped_heads_.end();) {
+      if (it->second <= position) {
+        dropped_heads_.erase(it++);
+      } else {
+        ++it;
+      }
     }
     ReleaseChunks();
     // Cursors behind memory may now read more from disk.
@@ -447,7 +533,7 @@ void EventLog::OnDurable(uint64_t position) {
 
 uint64_t EventLog::PendingRecordBytes() const {
   MutexLock lock(mutex_);
-  return stream_end_ - std::min(durable_, stream_end_);
+  return pending_bytes_;
 }
 
 const EventLog::Entry& EventLog::EntryAt(uint64_t sequence) const {
@@ -466,8 +552,10 @@ EventReader::ReadResult EventLog::ReadFromDisk(Cursor& cursor, uint64_t from, ui
     accepts = cursor.accepts;
   }
   bool has_parts = false;
+  uint64_t replayed = 0;
   const spool::DiskReadResult result =
       cursor.disk->Read(from, until, max_events, accepts, [&](const spool::DiskEntry& entry) {
+        if (entry.sequence < first_sequence_) replayed += entry.parts.size();
         if (entry.parts.size() == 1) {
           out.Add(entry.sequence, entry.event_type, entry.parts[0]);
         } else if (cursor.merger) {
@@ -490,6 +578,7 @@ EventReader::ReadResult EventLog::ReadFromDisk(Cursor& cursor, uint64_t from, ui
                         result.lost_entries + result.lost_parts);
     }
     if (!cursor.removed) {
+      cursor.replayed += replayed;
       cursor.next_sequence = std::max(cursor.next_sequence, std::min(result.next, until));
       range = PositionRange{cursor.read_end, cursor.next_sequence};
       cursor.read_end = cursor.next_sequence;
@@ -575,6 +664,11 @@ bool EventLog::Release(CursorId cursor_id, uint64_t begin, uint64_t end) {
 uint64_t EventLog::ReleasedPosition(CursorId cursor_id) const {
   MutexLock lock(mutex_);
   return cursors_.at(cursor_id)->released.released();
+}
+
+uint64_t EventLog::ReplayedEvents(CursorId cursor_id) const {
+  MutexLock lock(mutex_);
+  return cursors_.at(cursor_id)->replayed;
 }
 
 bool EventLog::HasUnread(CursorId cursor_id) const {

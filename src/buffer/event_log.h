@@ -121,6 +121,10 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   ReadResult Read(CursorId cursor, size_t max_events, EventBatch& out) override;
   bool Release(CursorId cursor, uint64_t begin, uint64_t end) override;
   uint64_t ReleasedPosition(CursorId cursor) const override;
+  // Durable mode: events the cursor has read back from an earlier run's
+  // records (what the sink resends after a restart; a coalesced entry
+  // counts its parts).
+  uint64_t ReplayedEvents(CursorId cursor) const;
 
   absl::Status Append(std::span<const IncomingEvent> events) override;
   // With a spool: answers once the spool has the request's records (or
@@ -162,6 +166,10 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   // read its entries counts them as `overflow` drops and moves past them.
   // On the spool's writer thread.
   void OnSegmentEvicted(const spool::SegmentInfo& segment);
+  // Whether the spool may evict `segment` (spool::SpoolListener::MayEvict):
+  // not while a when_full: block cursor has not read an entry of a type it
+  // accepts there.
+  bool MayEvictSegment(const spool::SegmentInfo& segment) const;
 
   Snapshot GetSnapshot() const;
 
@@ -197,6 +205,8 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
     std::atomic<uint64_t>* refusals = nullptr;
     // Durable mode: reads what memory no longer holds; by the reader only.
     std::unique_ptr<spool::DiskReader> disk;
+    // Durable mode: events read back from an earlier run's records.
+    uint64_t replayed = 0;
   };
 
   // Links `event` to the newest entry of its entity if that entry is still
@@ -210,6 +220,15 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   // head), or null. Conservative: dedup and coalescing may need less room.
   const Cursor* BlockingCursorFor(uint64_t events, uint64_t bytes) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Durable mode, the same for the spool's bound: the blocking cursor that
+  // would lose an unread entry if the spool took `record_bytes` more (its
+  // writer would evict the segment holding it), or null.
+  const Cursor* SpoolBlockingCursorFor(uint64_t record_bytes) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The blocking cursor that has not read an entry of `segment` of a type it
+  // accepts, or null.
+  const Cursor* BlockingCursorIn(const spool::SegmentInfo& segment) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   uint64_t EntryBytes(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Pops the head entry (bookkeeping shared by eviction and release).
   void PopFront() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -219,6 +238,16 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   // Frees the chunks of popped entries, but (durable mode) none holding a
   // record the spool has not reported durable.
   void ReleaseChunks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Durable mode, while the spool is down under on_write_error: memory:
+  // keeps the records not yet written within buffer.max_bytes by dropping
+  // the oldest (evicting their entries first if memory still holds them);
+  // each cursor that had not read one counts it as `overflow`. Never while
+  // the writer may hold views of them (between CollectRecords and the next
+  // OnDurable).
+  void TrimPendingWhileDown() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Counts one event of the record (`sequence`, `event_type`) lost for each
+  // cursor that had not read its entry.
+  void CountLostRecord(uint64_t sequence, int32_t event_type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Stores an accepted event (as a record in durable mode) under chunk tag
   // `tag`; returns where its payload is.
   const char* StoreEvent(const IncomingEvent& event, uint32_t crc, uint64_t sequence, uint8_t part,
@@ -274,8 +303,17 @@ class EventLog final : public EventAppender, public EventReader, public spool::R
   spool::Spool* spool_ = nullptr;  // set by UseSpool before any use
   uint64_t first_sequence_ = 0;    // this run's first entry (UseSpool)
   std::deque<StreamRecord> pending_records_ ABSL_GUARDED_BY(mutex_);
+  uint64_t pending_bytes_ ABSL_GUARDED_BY(mutex_) = 0;  // of pending_records_
   uint64_t stream_end_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mutex_) = 0;
+  // The writer collected views of pending records and has not reached its
+  // next OnDurable (where it holds none): nothing pending may be dropped.
+  bool collecting_ ABSL_GUARDED_BY(mutex_) = false;
+  // Entries whose first record TrimPendingWhileDown dropped, with the stream
+  // end then: a part record of theirs written later can never be read (a
+  // reader meets parts through their entry's first record), so OnDurable
+  // counts it lost too. Forgotten once the stream up to that end is durable.
+  absl::flat_hash_map<uint64_t, uint64_t> dropped_heads_ ABSL_GUARDED_BY(mutex_);
   std::function<void()> release_listener_;  // set before sinks start
 };
 

@@ -107,6 +107,7 @@ absl::StatusOr<OpenedDirectory> OpenSpoolDirectory(FileSystem& fs, const std::st
     if (!got.ok()) {
       opened.problems.push_back(
           MoveAside(fs, directory, name, strings::Cat("unreadable: ", got.status().message())));
+      ++opened.moved_aside_segments;
       continue;
     }
     found.file_bytes = *size;
@@ -190,6 +191,7 @@ RecoveryReport RecoverSegments(FileSystem& fs, const std::string& directory,
     if (!size.ok()) {
       report.problems.push_back(
           MoveAside(fs, directory, name, strings::Cat("unreadable: ", size.status().message())));
+      ++report.moved_aside_segments;
       continue;
     }
     ++report.segments;
@@ -258,6 +260,7 @@ RecoveryReport RecoverSegments(FileSystem& fs, const std::string& directory,
       // An I/O error: the disk cannot give this segment back. Keep nothing
       // of it, so no reader trips over the same error.
       segments.Remove(segment.number);
+      ++report.moved_aside_segments;
       report.problems.push_back(MoveAside(
           fs, directory, name,
           strings::Cat("unreadable at ", scanner.position(), ": ", scanner.status().message())));

@@ -54,6 +54,8 @@ struct OpenedDirectory {
   uint64_t next_sequence = 0;
   // Logged by the caller: what was moved aside and why.
   std::vector<std::string> problems;
+  // Segments moved aside because the disk would not read their header.
+  uint64_t moved_aside_segments = 0;
 };
 
 // `owner` is written into the lock file (e.g. "pid 12").
@@ -78,6 +80,10 @@ struct RecoveryReport {
   uint64_t torn_bytes = 0;  // cut from tails
   std::vector<DamageReport> corrupt;
   std::vector<std::string> problems;  // logged by the caller
+  // Segments moved aside because the disk would not read them: their
+  // events are lost, and how many is unknown (the bytes that say it are
+  // what could not be read).
+  uint64_t moved_aside_segments = 0;
 };
 
 // Sees every intact record, in order (for rebuilding the dedup window).

@@ -4,21 +4,17 @@
 #include <limits>
 
 #include "common/text.h"
+#include "rayagg/clock.h"
 
 namespace rayagg::spool {
-namespace {
-
-using SteadyClock = std::chrono::steady_clock;
 
 template <typename Call>
-absl::Status Timed(LatencyHistogram& histogram, Call call) {
-  const auto start = SteadyClock::now();
+absl::Status Spool::Timed(LatencyHistogram& histogram, Call call) {
+  const SteadyTime start = clock_.Now();
   absl::Status status = call();
-  histogram.Observe(SteadyClock::now() - start);
+  histogram.Observe(clock_.Now() - start);
   return status;
 }
-
-}  // namespace
 
 std::string_view SpoolHealthName(SpoolHealth health) {
   switch (health) {
@@ -32,8 +28,8 @@ std::string_view SpoolHealthName(SpoolHealth health) {
   return "unknown";
 }
 
-absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(FileSystem& fs, SpoolOptions options,
-                                                   std::string_view owner) {
+absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(FileSystem& fs, Clock& clock,
+                                                   SpoolOptions options, std::string_view owner) {
   absl::StatusOr<OpenedDirectory> opened = OpenSpoolDirectory(fs, options.directory, owner);
   if (!opened.ok()) return opened.status();
   const uint64_t generation = opened->ledger.generation;
@@ -43,18 +39,20 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(FileSystem& fs, SpoolOptions 
     return absl::Status(ledger.status().code(), strings::Cat("spool.dir ", options.directory, ": ",
                                                              ledger.status().message()));
   }
-  std::unique_ptr<Spool> spool(new Spool(fs, std::move(options), *std::move(opened)));
+  std::unique_ptr<Spool> spool(new Spool(fs, clock, std::move(options), *std::move(opened)));
   MutexLock lock(spool->ledger_mutex_);
   spool->ledger_writer_ = *std::move(ledger);
   return spool;
 }
 
-Spool::Spool(FileSystem& fs, SpoolOptions options, OpenedDirectory opened)
+Spool::Spool(FileSystem& fs, Clock& clock, SpoolOptions options, OpenedDirectory opened)
     : fs_(fs),
+      clock_(clock),
       options_(std::move(options)),
       opened_(std::move(opened)),
       segments_(options_.directory),
-      recovered_(options_.directory) {
+      recovered_(options_.directory),
+      moved_aside_segments_(opened_.moved_aside_segments) {
   // Until the log says otherwise, the sinks stand where the ledger left them.
   positions_ = opened_.ledger.positions;
 }
@@ -70,6 +68,8 @@ RecoveryReport Spool::Recover(const RecordVisitor& visitor) {
   recovered_bytes_ = report.bytes_scanned;
   corrupt_regions_ = report.corrupt.size();
   torn_bytes_ = report.torn_bytes;
+  moved_aside_segments_ = opened_.moved_aside_segments + report.moved_aside_segments;
+  if (const std::optional<uint64_t> newest = recovered_.NewestEntry()) recovered_end_ = *newest + 1;
   segments_.Adopt(recovered_);
   recovering_ = false;
   {
@@ -98,6 +98,7 @@ void Spool::StartManual(RecordSource& source, SpoolListener& listener, uint64_t 
   MutexLock lock(mutex_);
   target_ = stream_start;
   acked_ = stream_start;
+  written_ = stream_start;
   manual_ = true;
 }
 
@@ -110,9 +111,7 @@ void Spool::Start(RecordSource& source, SpoolListener& listener, uint64_t stream
   writer_thread_ = std::thread([this] { Run(); });
 }
 
-std::chrono::steady_clock::time_point Spool::Now() const {
-  return options_.now ? options_.now() : SteadyClock::now();
-}
+SteadyTime Spool::Now() const { return clock_.Now(); }
 
 void Spool::Submit(uint64_t end, Completion done) {
   absl::Status answer;
@@ -159,17 +158,24 @@ void Spool::Run() {
     {
       MutexLock lock(mutex_);
       const bool healthy = health_.load() == SpoolHealth::kHealthy;
-      auto deadline = SteadyClock::time_point::max();
+      auto deadline = SteadyTime::max();
       if (!healthy) {
         deadline = retry_at_;
       } else if (options_.sync == SyncMode::kInterval && writer_->needs_sync()) {
         deadline = sync_at_;
       }
-      wake_.WaitUntil(mutex_, deadline, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      const auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
         return stopping_ || positions_dirty_ ||
                (health_.load() == SpoolHealth::kHealthy && target_ > writer_->written()) ||
                Now() >= deadline;
-      });
+      };
+      if (deadline == SteadyTime::max()) {
+        wake_.Wait(mutex_, ready);
+      } else {
+        // The deadline is the clock's: wait for what is left of it by it.
+        // (A pass that finds nothing due just waits again.)
+        wake_.WaitFor(mutex_, std::max(deadline - Now(), SteadyTime::duration::zero()), ready);
+      }
       stopping = stopping_;
     }
     PumpOnce(stopping);
@@ -338,9 +344,35 @@ void Spool::MakeRoom(uint64_t bytes) {
   while (segments_.total_bytes() + bytes > options_.max_bytes) {
     const std::optional<SegmentInfo> oldest = segments_.Oldest();
     if (!oldest || !oldest->sealed) break;  // only the open segment is left
+    // when_full: block: the log refuses what would need this room, so
+    // what passes the bound is only what it accepted meanwhile.
+    if (!listener_->MayEvict(*oldest)) break;
     listener_->OnEvict(*oldest);
     RemoveSegment(*oldest, /*evicted=*/true);
   }
+}
+
+std::vector<SegmentInfo> Spool::SegmentsToEvictFor(uint64_t stream_end, uint64_t more_bytes) const {
+  std::vector<SegmentInfo> evicted;
+  uint64_t written = 0;
+  {
+    MutexLock lock(mutex_);
+    written = written_;
+  }
+  // Plus a segment header, should the records start a new segment.
+  const uint64_t incoming =
+      stream_end - std::min(stream_end, written) + more_bytes + kSegmentHeaderBytes;
+  uint64_t total = segments_.total_bytes();
+  // MakeRoom's rules: nothing is evicted while recovery runs, never the
+  // open segment. Released segments are deleted first; they hold nothing a
+  // sink has not read, so listing them with the rest changes no answer.
+  if (total + incoming <= options_.max_bytes || recovering_.load()) return evicted;
+  for (SegmentInfo& segment : segments_.Snapshot()) {
+    if (total + incoming <= options_.max_bytes || !segment.sealed) break;
+    total -= std::min(total, segment.file_bytes);
+    evicted.push_back(std::move(segment));
+  }
+  return evicted;
 }
 
 void Spool::WriteLedger(bool only_if_failed) {
@@ -371,6 +403,7 @@ void Spool::CompleteReady() {
     MutexLock lock(mutex_);
     const SpoolHealth health = health_.load();
     acked_ = AckedPosition();
+    written_ = writer_->written();
     reason = down_reason_;
     auto keep = waiting_.begin();
     for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
@@ -407,6 +440,7 @@ SpoolStats Spool::Stats() const {
   stats.recovered_bytes = recovered_bytes_.load();
   stats.corrupt_regions = corrupt_regions_.load();
   stats.torn_bytes = torn_bytes_.load();
+  stats.moved_aside_segments = moved_aside_segments_.load();
   stats.health = health_.load();
   return stats;
 }

@@ -45,6 +45,10 @@
 #include "spool/segment_set.h"
 #include "spool/spool_writer.h"
 
+namespace rayagg {
+class Clock;
+}
+
 namespace rayagg::spool {
 
 enum class OnWriteError {
@@ -60,9 +64,6 @@ struct SpoolOptions {
   std::chrono::milliseconds sync_interval{100};
   OnWriteError on_write_error = OnWriteError::kMemory;
   std::chrono::milliseconds retry_interval{1000};
-  // The time the writer schedules fsyncs and retries by; tests that pump
-  // the writer by hand (StartManual) pass their own.
-  std::function<std::chrono::steady_clock::time_point()> now = {};
 };
 
 enum class SpoolHealth {
@@ -83,6 +84,11 @@ class SpoolListener {
   // sink had not read in it as dropped and move its readers past it. The
   // file is still there (DiskReader can read it) during the call.
   virtual void OnEvict(const SegmentInfo& segment) = 0;
+  // Whether `segment` may be evicted to make room: not while a sink with
+  // when_full: block has not read its entries (the log refuses requests
+  // instead). Then the writer writes past max_bytes by what was already
+  // accepted. On the writer thread.
+  virtual bool MayEvict(const SegmentInfo& /*segment*/) { return true; }
   virtual void OnHealthChanged(SpoolHealth health, const std::string& reason) = 0;
   // Something went wrong and was handled (a failed write rewritten into a
   // new segment, a segment that could not be deleted): one line for the log.
@@ -106,14 +112,17 @@ struct SpoolStats {
   uint64_t recovered_bytes = 0;
   uint64_t corrupt_regions = 0;
   uint64_t torn_bytes = 0;
+  uint64_t moved_aside_segments = 0;  // at Open and by recovery
   SpoolHealth health = SpoolHealth::kHealthy;
 };
 
 class Spool {
  public:
   // Step 1 of OpenSpoolDirectory; the spool keeps the directory locked.
-  static absl::StatusOr<std::unique_ptr<Spool>> Open(FileSystem& fs, SpoolOptions options,
-                                                     std::string_view owner);
+  // `clock` schedules fsyncs and retries and times writes (tests that pump
+  // the writer by hand pass a ManualClock); it outlives the spool.
+  static absl::StatusOr<std::unique_ptr<Spool>> Open(FileSystem& fs, Clock& clock,
+                                                     SpoolOptions options, std::string_view owner);
   ~Spool();  // Stop()
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
@@ -132,6 +141,9 @@ class Spool {
   // The same on the calling thread.
   RecoveryReport Recover(const RecordVisitor& visitor);
   bool recovering() const { return recovering_.load(); }
+  // Once recovery is done: one past the newest entry the earlier runs left
+  // (0 if none). Sequences from there to first_sequence() are no entry's.
+  uint64_t recovered_end() const { return recovered_end_.load(); }
 
   // Starts the writer thread on `source`, whose stream begins at
   // `stream_start`. `listener` outlives the spool's threads.
@@ -157,6 +169,12 @@ class Spool {
   void UpdatePositions(std::vector<std::pair<std::string, uint64_t>> positions,
                        uint64_t min_released);
 
+  // The segments the writer would evict (oldest first) to make room for
+  // the record stream up to `stream_end` plus `more_bytes`: what accepting
+  // that many more bytes costs, so the log can refuse them for a sink with
+  // when_full: block. Empty while within max_bytes. Thread-safe.
+  std::vector<SegmentInfo> SegmentsToEvictFor(uint64_t stream_end, uint64_t more_bytes) const;
+
   SpoolHealth health() const { return health_.load(); }
   SpoolStats Stats() const;
   const SegmentSet& segments() const { return segments_; }
@@ -176,13 +194,16 @@ class Spool {
   uint64_t synced_position() const { return writer_->synced(); }
 
  private:
-  Spool(FileSystem& fs, SpoolOptions options, OpenedDirectory opened);
+  Spool(FileSystem& fs, Clock& clock, SpoolOptions options, OpenedDirectory opened);
 
   void Run();
   void PumpOnce(bool stopping);
   // Seals the segment and answers whatever still waits (the end of Stop).
   void Finish();
   std::chrono::steady_clock::time_point Now() const;
+  // Runs `call`, observing how long it took (by the clock) in `histogram`.
+  template <typename Call>
+  absl::Status Timed(LatencyHistogram& histogram, Call call);
   // Writing and syncing while healthy. Outside mutex_.
   void Step(uint64_t target, bool stopping);
   void HandleFailure(const absl::Status& error, uint64_t target, const char* what);
@@ -200,6 +221,7 @@ class Spool {
   uint64_t AckedPosition() const;
 
   FileSystem& fs_;
+  Clock& clock_;
   const SpoolOptions options_;
   OpenedDirectory opened_;
   SegmentSet segments_;
@@ -230,6 +252,8 @@ class Spool {
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   // The writer's acknowledged position, published for Submit.
   uint64_t acked_ ABSL_GUARDED_BY(mutex_) = 0;
+  // The writer's written position, published for SegmentsToEvictFor.
+  uint64_t written_ ABSL_GUARDED_BY(mutex_) = 0;
   std::thread writer_thread_;
   bool manual_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
@@ -246,6 +270,8 @@ class Spool {
   std::atomic<uint64_t> recovered_bytes_{0};
   std::atomic<uint64_t> corrupt_regions_{0};
   std::atomic<uint64_t> torn_bytes_{0};
+  std::atomic<uint64_t> moved_aside_segments_{0};
+  std::atomic<uint64_t> recovered_end_{0};
 };
 
 }  // namespace rayagg::spool

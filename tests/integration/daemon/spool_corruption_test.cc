@@ -281,6 +281,7 @@ TEST_F(SpoolCorruptionTest, ASegmentTheDiskCannotReadIsMovedAside) {
   ASSERT_EQ(aside.size(), 1u);
   EXPECT_TRUE(aside[0].ends_with("-" + middle.filename().string())) << aside[0];
   EXPECT_FALSE(fs::exists(middle));
+  EXPECT_EQ(Metric("rayagg_spool_moved_aside_segments"), 1);
 }
 
 TEST_F(SpoolCorruptionTest, AnotherFormatVersionIsRefusedWithAMessageSayingSo) {

@@ -8,14 +8,18 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/real_clock.h"
 #include "http/http_client.h"
 #include "spool/ledger.h"
 #include "spool/spool.h"
 #include "support/daemon_fixture.h"
+#include "support/metrics_scrape.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/temp_dir.h"
@@ -119,8 +123,10 @@ TEST_F(SpoolDaemonTest, ACleanStopLeavesTheSinksPositionsInTheLedger) {
   StopDaemon();
 
   spool::PosixFileSystem fs;
+  RealClock clock;
   auto reopened = spool::Spool::Open(
-      fs, spool::SpoolOptions{.directory = dir_.Path("spool"), .max_bytes = 4 << 20}, "pid 0");
+      fs, clock, spool::SpoolOptions{.directory = dir_.Path("spool"), .max_bytes = 4 << 20},
+      "pid 0");
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   const auto& positions = (*reopened)->ledger().positions;
   ASSERT_EQ(positions.size(), 1u);
@@ -173,6 +179,39 @@ TEST_F(SpoolDaemonTest, ARestartDeliversWhatTheLastRunCouldNot) {
   // The sender retries the request the first run answered: a duplicate.
   ASSERT_TRUE(second.AddEvents(undelivered).ok());
   EXPECT_EQ(second.daemon().buffer_snapshot().deduplicated_events, undelivered.size());
+}
+
+// After a restart the sink's backlog counts the earlier run's unsent
+// entries exactly, not the sequences between that run's newest entry and
+// this run's first (an upper bound worked out from file sizes), and what
+// the sink reads back of them is counted as replayed.
+TEST_F(SpoolDaemonTest, AfterARestartBacklogAndReplayedCountTheEarlierRunsUnsentEvents) {
+  TestHttpServer& down = AddServer();
+  down.SetDefaultBehavior(Respond{.status = 503});
+  const std::vector<RayEvent> unsent = TaskLifecycleEvents(30, "unsent");
+  {
+    DaemonHarness first(SpoolConfig(SpoolConfig::Sync::kInterval, &down));
+    ASSERT_TRUE(first.start_status().ok()) << first.start_status();
+    ASSERT_TRUE(first.AddEvents(unsent).ok());
+    ASSERT_TRUE(down.WaitForRequests(1, kWaitTimeout));
+  }  // stopped with the endpoint down: kept for the next run
+  Config config = SpoolConfig(SpoolConfig::Sync::kInterval, &down);
+  config.ops.enabled = true;
+  config.ops.port = 0;
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
+  const std::map<std::string, std::string> collector = {{"sink", "collector"}};
+  std::optional<PrometheusPage> page;
+  ASSERT_TRUE(WaitFor([&] {
+    page = ScrapeMetrics(harness().daemon().ops_port());
+    return page && page->Value("rayagg_spool_recovering", {}).value_or(-1) == 0 &&
+           page->Value("rayagg_sink_replayed_events_total", collector).value_or(-1) ==
+               static_cast<double>(unsent.size());
+  })) << (page ? page->Value("rayagg_sink_replayed_events_total", collector).value_or(-1) : -2);
+  const spool::Spool& spool = *harness().daemon().spool();
+  ASSERT_GT(spool.first_sequence(), spool.recovered_end()) << "no gap to leave out";
+  EXPECT_EQ(page->Value("rayagg_sink_backlog_entries", collector).value_or(-1),
+            static_cast<double>(unsent.size()));
+  EXPECT_EQ(page->Value("rayagg_spool_moved_aside_segments", {}).value_or(-1), 0);
 }
 
 // Two sinks, one dead for the whole test: the healthy one gets everything,

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "buffer/event_log.h"
 #include "spool/spool.h"
+#include "support/manual_clock.h"
 #include "support/simulated_file_system.h"
 #include "unit/spool/spool_test_util.h"
 
@@ -29,6 +31,9 @@ class NullListener final : public spool::SpoolListener {
   explicit NullListener(EventLog& log) : log_(log) {}
   void OnDurable(uint64_t position) override { log_.OnDurable(position); }
   void OnEvict(const spool::SegmentInfo& segment) override { log_.OnSegmentEvicted(segment); }
+  bool MayEvict(const spool::SegmentInfo& segment) override {
+    return log_.MayEvictSegment(segment);
+  }
   void OnHealthChanged(spool::SpoolHealth now, const std::string&) override { health = now; }
   void OnProblem(const std::string&) override {}
   spool::SpoolHealth health = spool::SpoolHealth::kHealthy;
@@ -60,13 +65,12 @@ class EventLogSpoolTest : public ::testing::Test {
             EventLog::Limits limits = {1000, 1 << 20}) {
     options.directory = kDirectory;
     if (options.max_bytes == 0) options.max_bytes = 1 << 30;
-    options.now = [this] { return now_; };
     EventLog::Options log_options;
     log_options.dedup_window_events = 100;
     if (coalesce) log_options.merger_factory = [] { return std::make_unique<JoiningMerger>(); };
     log_ = std::make_unique<EventLog>(limits, std::move(log_options), /*chunk_bytes=*/256);
     listener_ = std::make_unique<NullListener>(*log_);
-    auto opened = spool::Spool::Open(fs_, options, "pid 1");
+    auto opened = spool::Spool::Open(fs_, clock_, options, "pid 1");
     ASSERT_TRUE(opened.ok()) << opened.status();
     spool_ = *std::move(opened);
     spool_->Recover([](const spool::RecordHeader&, std::string_view) {});
@@ -104,6 +108,43 @@ class EventLogSpoolTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(Open(options, coalesce, limits));
   }
 
+  // While the spool is down under on_write_error: memory, appends 40
+  // requests of two 100-byte events (coalescing into 5 entities when on)
+  // with a cursor that reads nothing; then the disk works again. Returns
+  // the events the cursor reads in the end (merged parts counted apart).
+  size_t AppendWhileDownThenResume(bool coalesce, DropCounters& drops) {
+    constexpr uint64_t kMemoryBytes = 2000;
+    EXPECT_NO_FATAL_FAILURE(
+        Open({.sync = spool::SyncMode::kAlways, .on_write_error = spool::OnWriteError::kMemory},
+             coalesce, EventLog::Limits{.max_events = 1000, .max_bytes = kMemoryBytes}));
+    const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+    // The first segment takes a write, then its fsync fails and no new
+    // segment can be made: the spool is down, acknowledging from memory.
+    fs_.Inject({.op = Op::kSync, .path_contains = ".seg", .times = -1, .error = EIO});
+    fs_.Inject({.op = Op::kOpen, .path_contains = ".seg", .skip = 1, .times = -1, .error = ENOSPC});
+    for (int request = 0; request < 40; ++request) {
+      const uint64_t entity = coalesce ? static_cast<uint64_t>(request % 5) + 1 : 0;
+      Answer* answer = AppendAsync({std::string(100, 'a'), std::string(100, 'b')}, entity);
+      if (request % 4 == 0) spool_->Pump();  // the writer's passes while down
+      EXPECT_TRUE(answer->called && answer->status.ok()) << answer->status;
+      EXPECT_LE(log_->PendingRecordBytes(), kMemoryBytes) << "request " << request;
+      EXPECT_LE(log_->GetSnapshot().reserved_bytes, 3 * kMemoryBytes) << "request " << request;
+    }
+    EXPECT_EQ(listener_->health, spool::SpoolHealth::kMemory);
+    EXPECT_GT(drops.Total(DropReason::kOverflow), 0u) << "nothing dropped: not bounded";
+    // The disk works again: the next retry writes what memory still holds.
+    fs_.ClearFaults();
+    clock_.Advance(std::chrono::seconds(1));
+    spool_->Pump();
+    EXPECT_EQ(listener_->health, spool::SpoolHealth::kHealthy);
+    EXPECT_EQ(log_->PendingRecordBytes(), 0u);
+    size_t events = 0;
+    for (const std::string& payload : ReadAllOf(cursor)) {
+      events += static_cast<size_t>(std::count(payload.begin(), payload.end(), '+')) + 1;
+    }
+    return events;
+  }
+
   // Every payload the cursor reads until it has nothing more.
   std::vector<std::string> ReadAllOf(EventLog::CursorId cursor) {
     std::vector<std::string> payloads;
@@ -121,7 +162,7 @@ class EventLogSpoolTest : public ::testing::Test {
   }
 
   test::SimulatedFileSystem fs_;
-  std::chrono::steady_clock::time_point now_{};
+  test::ManualClock clock_;
   std::unique_ptr<EventLog> log_;
   std::unique_ptr<NullListener> listener_;
   std::unique_ptr<spool::Spool> spool_;
@@ -143,7 +184,7 @@ TEST_F(EventLogSpoolTest, AnswersOnlyOnceTheRecordsAreWritten) {
   EXPECT_EQ(records[2].sequence, spool_->first_sequence() + 2);
   EXPECT_EQ(records[1].event_type, kTaskLifecycle);
   EXPECT_GT(log_->PendingRecordBytes(), 0u) << "written, not yet durable (synced)";
-  now_ += std::chrono::milliseconds(100);
+  clock_.Advance(std::chrono::milliseconds(100));
   spool_->Pump();
   EXPECT_EQ(log_->PendingRecordBytes(), 0u);
 }
@@ -289,6 +330,8 @@ TEST_F(EventLogSpoolTest, ARestartResumesACursorAtItsPosition) {
   spool_->Pump();
   EXPECT_EQ(ReadAllOf(cursor), (std::vector<std::string>{"c", "d", "e"}));
   EXPECT_EQ(drops.Total(), 0u);
+  EXPECT_EQ(log_->ReplayedEvents(cursor), 2u) << "c and d came from the earlier run";
+  EXPECT_EQ(spool_->recovered_end(), earlier_first + 4);
 }
 
 TEST_F(EventLogSpoolTest, ACoalescedEntryReadBackAfterARestartHasAllItsParts) {
@@ -368,6 +411,110 @@ TEST_F(EventLogSpoolTest, AFullSpoolEvictsTheOldestSegmentCountingWhatEachCursor
   EXPECT_GT(dropped, 0u);
   const std::vector<std::string> read = ReadAllOf(cursor);
   EXPECT_EQ(read.size() + dropped, sent) << "every event read or counted";
+}
+
+// when_full: block with the spool: memory letting go of an entry loses
+// nothing, but the spool's bound does. Requests that would make the spool
+// evict a segment the blocking sink has not read are refused (nothing
+// held, the sink named, counted), the disk stays within its bound, and
+// once the sink has read, the same request goes in; nothing is dropped.
+TEST_F(EventLogSpoolTest, ABlockingCursorRefusesRequestsTheFullSpoolWouldEvictFor) {
+  ASSERT_NO_FATAL_FAILURE(
+      Open({.max_bytes = 4096, .segment_bytes = 1024, .sync = spool::SyncMode::kAlways},
+           /*coalesce=*/false, EventLog::Limits{.max_events = 8, .max_bytes = 1 << 20}));
+  DropCounters drops;
+  std::atomic<uint64_t> refusals{0};
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  log_->BlockWhenFull(cursor, "archive", refusals);
+  size_t accepted = 0;
+  Answer* refused = nullptr;
+  for (int request = 0; request < 40 && refused == nullptr; ++request) {
+    Answer* answer = AppendAsync({std::string(60, 'a'), std::string(60, 'b')});
+    spool_->Pump();
+    ASSERT_TRUE(answer->called);
+    if (answer->status.ok()) {
+      accepted += 2;
+    } else {
+      refused = answer;
+    }
+  }
+  ASSERT_NE(refused, nullptr) << "never full";
+  EXPECT_TRUE(absl::IsUnavailable(refused->status)) << refused->status;
+  EXPECT_NE(std::string(refused->status.message()).find("\"archive\""), std::string::npos);
+  EXPECT_EQ(refusals.load(), 1u);
+  EXPECT_EQ(log_->GetSnapshot().appended_events, accepted) << "nothing held for the refusal";
+  // Smaller requests still fit, until not even one byte does: then the sink
+  // is full for everyone (FullBlockingSink, what HTTP ingest and /readyz ask).
+  for (int request = 0; request < 100 && log_->FullBlockingSink() == std::nullopt; ++request) {
+    Answer* answer = AppendAsync({"x"});
+    spool_->Pump();
+    ASSERT_TRUE(answer->called);
+    if (answer->status.ok()) ++accepted;
+  }
+  EXPECT_EQ(log_->FullBlockingSink(), "archive");
+  EXPECT_EQ(log_->GetSnapshot().appended_events, accepted);
+  EXPECT_EQ(spool_->Stats().evicted_segments, 0u);
+  EXPECT_LE(spool_->Stats().bytes, 4096u);
+
+  // The sink reads everything (from disk, memory let go of most): the
+  // request goes in, and the segments it had read make room for it.
+  const std::vector<std::string> read = ReadAllOf(cursor);
+  EXPECT_EQ(read.size(), accepted);
+  EXPECT_EQ(log_->FullBlockingSink(), std::nullopt);
+  Answer* again = AppendAsync({std::string(60, 'a'), std::string(60, 'b')});
+  spool_->Pump();
+  ASSERT_TRUE(again->called);
+  EXPECT_TRUE(again->status.ok()) << again->status;
+  EXPECT_LE(spool_->Stats().bytes, 4096u);
+  EXPECT_EQ(ReadAllOf(cursor).size(), 2u);
+  EXPECT_EQ(drops.Total(), 0u);
+}
+
+// A blocking cursor holds the disk only for the types it accepts: beside
+// one that takes other types, a full spool evicts as with drop_oldest.
+TEST_F(EventLogSpoolTest, WithoutABlockingCursorAFullSpoolStillEvicts) {
+  ASSERT_NO_FATAL_FAILURE(
+      Open({.max_bytes = 4096, .segment_bytes = 1024, .sync = spool::SyncMode::kAlways},
+           /*coalesce=*/false, EventLog::Limits{.max_events = 8, .max_bytes = 1 << 20}));
+  DropCounters drops;
+  std::atomic<uint64_t> refusals{0};
+  const EventLog::CursorId cursor = log_->AddCursor(EventTypeFilter::All(), drops, nullptr);
+  // A blocking cursor that accepts another type only: not full for these.
+  DropCounters other_drops;
+  const EventLog::CursorId other =
+      log_->AddCursor(EventTypeFilter::Of({kTaskLifecycle + 1}), other_drops, nullptr);
+  log_->BlockWhenFull(other, "profiles", refusals);
+  for (int request = 0; request < 40; ++request) {
+    Answer* answer = AppendAsync({std::string(60, 'a'), std::string(60, 'b')});
+    spool_->Pump();
+    ASSERT_TRUE(answer->called);
+    ASSERT_TRUE(answer->status.ok()) << answer->status;
+  }
+  EXPECT_EQ(refusals.load(), 0u);
+  EXPECT_GT(spool_->Stats().evicted_segments, 0u);
+  EXPECT_GT(drops.Total(DropReason::kOverflow), 0u);
+  EXPECT_EQ(ReadAllOf(cursor).size() + drops.Total(DropReason::kOverflow), 80u);
+}
+
+// While the spool is down (on_write_error: memory) the records it could not
+// write stay within buffer.max_bytes: the oldest are dropped and counted as
+// overflow by each cursor that had not read them; once the disk works
+// again the rest is written and read back. Every event is read or counted.
+TEST_F(EventLogSpoolTest, WhileTheSpoolIsDownUnwrittenRecordsStayWithinTheMemoryBound) {
+  DropCounters drops;
+  const size_t read = AppendWhileDownThenResume(/*coalesce=*/false, drops);
+  EXPECT_GT(read, 0u);
+  EXPECT_EQ(read + drops.Total(DropReason::kOverflow), 80u);
+  EXPECT_EQ(drops.Total(), drops.Total(DropReason::kOverflow));
+}
+
+// The same with coalescing: a dropped entry's parts written later can
+// never be read, and are counted too.
+TEST_F(EventLogSpoolTest, WhileTheSpoolIsDownDroppedEntriesCountTheirPartsToo) {
+  DropCounters drops;
+  const size_t read = AppendWhileDownThenResume(/*coalesce=*/true, drops);
+  EXPECT_GT(read, 0u);
+  EXPECT_EQ(read + drops.Total(DropReason::kOverflow), 80u);
 }
 
 }  // namespace

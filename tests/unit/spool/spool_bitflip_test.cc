@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spool/spool.h"
+#include "support/manual_clock.h"
 #include "support/simulated_file_system.h"
 #include "unit/spool/spool_test_util.h"
 
@@ -42,8 +43,9 @@ struct Pristine {
 
 Pristine WriteSpool() {
   SimulatedFileSystem fs;
+  rayagg::test::ManualClock clock;
   Pristine pristine;
-  auto spool = Spool::Open(fs,
+  auto spool = Spool::Open(fs, clock,
                            SpoolOptions{.directory = kDirectory,
                                         .max_bytes = 1 << 20,
                                         .segment_bytes = 4000,
@@ -86,6 +88,7 @@ TEST(SpoolBitFlipTest, EveryFlippedByteIsSurvived) {
   std::map<std::pair<uint64_t, uint8_t>, Record> by_key;
   for (const Record& record : pristine.records) by_key[{record.sequence, record.part}] = record;
 
+  rayagg::test::ManualClock clock;
   size_t flips = 0;
   for (const auto& [target, bytes] : pristine.files) {
     if (target.ends_with("LOCK")) continue;
@@ -98,8 +101,8 @@ TEST(SpoolBitFlipTest, EveryFlippedByteIsSurvived) {
       fs.SetContents(target, damaged);
       ++flips;
 
-      auto spool =
-          Spool::Open(fs, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "test");
+      auto spool = Spool::Open(fs, clock,
+                               SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "test");
       ASSERT_TRUE(spool.ok()) << target << "@" << offset << ": " << spool.status();
       (*spool)->Recover(nullptr);
       uint64_t from = 0;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "spool/spool.h"
+#include "support/manual_clock.h"
 #include "support/simulated_file_system.h"
 #include "unit/spool/spool_test_util.h"
 
@@ -118,7 +119,7 @@ void FaultModelTest::RunSeed(uint32_t seed) {
   std::mt19937 random(seed);
   SimulatedFileSystem fs;
   std::map<std::pair<uint64_t, uint8_t>, ModelRecord> model;  // (sequence, part) -> record
-  std::chrono::steady_clock::time_point now{};
+  rayagg::test::ManualClock clock;
   uint64_t released = 0;       // the sink's released position, as the spool resumes it
   uint64_t ever_released = 0;  // below this, segments may have been deleted
   for (uint64_t run = 0; run < 4; ++run) {
@@ -128,9 +129,8 @@ void FaultModelTest::RunSeed(uint32_t seed) {
                          .sync = sync,
                          .sync_interval = std::chrono::milliseconds(100),
                          .on_write_error = on_error,
-                         .retry_interval = std::chrono::milliseconds(1000),
-                         .now = [&now] { return now; }};
-    absl::StatusOr<std::unique_ptr<Spool>> opened = Spool::Open(fs, options, "test");
+                         .retry_interval = std::chrono::milliseconds(1000)};
+    absl::StatusOr<std::unique_ptr<Spool>> opened = Spool::Open(fs, clock, options, "test");
     ASSERT_TRUE(opened.ok()) << opened.status();
     Spool& spool = **opened;
     spool.Recover(nullptr);
@@ -277,7 +277,7 @@ void FaultModelTest::RunSeed(uint32_t seed) {
           }
           break;
         default:
-          now += std::chrono::milliseconds(random() % 700);
+          clock.Advance(std::chrono::milliseconds(random() % 700));
           spool.Pump();
           log("pump: health " + std::string(SpoolHealthName(spool.health())) + " written " +
               std::to_string(spool.written_position()) + " synced " +

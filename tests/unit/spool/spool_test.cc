@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "support/manual_clock.h"
 #include "support/simulated_file_system.h"
 #include "unit/spool/spool_test_util.h"
 
@@ -47,8 +48,7 @@ class SpoolTest : public ::testing::Test {
   std::unique_ptr<Spool> OpenManual(SpoolOptions options) {
     options.directory = kDirectory;
     if (options.max_bytes == 0) options.max_bytes = 1 << 30;
-    options.now = [this] { return now_; };
-    auto spool = Spool::Open(fs_, options, "pid 1");
+    auto spool = Spool::Open(fs_, clock_, options, "pid 1");
     EXPECT_TRUE(spool.ok()) << spool.status();
     (*spool)->Recover(nullptr);
     (*spool)->StartManual(stream_, listener_, 0);
@@ -69,7 +69,7 @@ class SpoolTest : public ::testing::Test {
   SimulatedFileSystem fs_;
   TestStream stream_;
   RecordingListener listener_;
-  std::chrono::steady_clock::time_point now_{};
+  rayagg::test::ManualClock clock_;
   uint64_t next_sequence_ = 1;
   std::vector<std::unique_ptr<Answer>> answers_;
 };
@@ -83,7 +83,7 @@ TEST_F(SpoolTest, IntervalSyncAnswersWhenWrittenAndSyncsLater) {
   EXPECT_TRUE(answer->status.ok());
   EXPECT_EQ(fs_.calls(Op::kSync, ".seg"), 0) << "answered before any fsync";
   EXPECT_LT(spool->synced_position(), spool->written_position());
-  now_ += std::chrono::milliseconds(100);
+  clock_.Advance(std::chrono::milliseconds(100));
   spool->Pump();
   EXPECT_EQ(fs_.calls(Op::kSync, ".seg"), 1);
   EXPECT_EQ(spool->synced_position(), spool->written_position());
@@ -119,7 +119,8 @@ TEST_F(SpoolTest, FailedFsyncIsNeverRetriedOnThatSegment) {
   ASSERT_EQ(listener_.problems.size(), 1u);
   // The record lives on in the new segment, written from memory.
   fs_.LosePower();
-  auto again = Spool::Open(fs_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 30}, "x");
+  auto again =
+      Spool::Open(fs_, clock_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 30}, "x");
   ASSERT_TRUE(again.ok());
   (*again)->Recover(nullptr);
   EXPECT_EQ(ReadAll(fs_, (*again)->segments()).size(), 2u);
@@ -139,11 +140,11 @@ TEST_F(SpoolTest, WriteErrorsWithMemoryPolicyAnswerFromMemoryAndRetryEverySecond
   // While down, answers come at once.
   Answer* later = Append(*spool);
   EXPECT_TRUE(later->called && later->status.ok());
-  now_ += std::chrono::milliseconds(999);
+  clock_.Advance(std::chrono::milliseconds(999));
   spool->Pump();
   EXPECT_EQ(spool->health(), SpoolHealth::kMemory) << "not retried before a second passed";
   fs_.ClearFaults();
-  now_ += std::chrono::milliseconds(1);
+  clock_.Advance(std::chrono::milliseconds(1));
   spool->Pump();
   EXPECT_EQ(spool->health(), SpoolHealth::kHealthy);
   EXPECT_EQ(spool->written_position(), stream_.end()) << "what memory held is on disk now";
@@ -160,7 +161,7 @@ TEST_F(SpoolTest, WriteErrorsWithRefusePolicyRefuseUntilTheDiskWorks) {
   EXPECT_TRUE(later->called);
   EXPECT_EQ(later->status.code(), absl::StatusCode::kUnavailable);
   fs_.ClearFaults();
-  now_ += std::chrono::seconds(1);
+  clock_.Advance(std::chrono::seconds(1));
   spool->Pump();
   EXPECT_EQ(spool->health(), SpoolHealth::kHealthy);
   Answer* after = Append(*spool);
@@ -219,11 +220,11 @@ TEST_F(SpoolTest, ReleasedSegmentsAreDeletedAndTheLedgerWritten) {
 }
 
 TEST_F(SpoolTest, SecondProcessOnTheDirectoryIsRefused) {
-  auto first =
-      Spool::Open(fs_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "pid 4242");
+  auto first = Spool::Open(fs_, clock_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20},
+                           "pid 4242");
   ASSERT_TRUE(first.ok());
-  auto second =
-      Spool::Open(fs_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "pid 7");
+  auto second = Spool::Open(fs_, clock_,
+                            SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "pid 7");
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(second.status().message().find("pid 4242"), std::string::npos)
@@ -235,7 +236,8 @@ TEST_F(SpoolTest, OtherFormatVersionIsRefusedWithAMessageSayingSo) {
   ASSERT_TRUE(fs_.CreateDirectories(kDirectory).ok());
   SegmentHeader header{.version = 2, .number = 7, .sequence_floor = 1};
   fs_.SetContents(std::string(kDirectory) + "/" + SegmentFileName(7), EncodeSegmentHeader(header));
-  auto spool = Spool::Open(fs_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "x");
+  auto spool =
+      Spool::Open(fs_, clock_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 20}, "x");
   ASSERT_FALSE(spool.ok());
   EXPECT_EQ(spool.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(spool.status().message().find("format version 2"), std::string::npos)
@@ -258,7 +260,8 @@ TEST_F(SpoolTest, UnreadableSegmentIsMovedAsideAndTheRestRecovered) {
     if (path.ends_with(".seg") && victim.empty()) victim = path;
   }
   fs_.Inject({.op = Op::kRead, .path_contains = victim, .skip = 1, .times = -1});
-  auto spool = Spool::Open(fs_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 30}, "x");
+  auto spool =
+      Spool::Open(fs_, clock_, SpoolOptions{.directory = kDirectory, .max_bytes = 1 << 30}, "x");
   ASSERT_TRUE(spool.ok());
   const RecoveryReport report = (*spool)->Recover(nullptr);
   ASSERT_FALSE(report.problems.empty());
@@ -271,7 +274,7 @@ TEST_F(SpoolTest, UnreadableSegmentIsMovedAsideAndTheRestRecovered) {
 }
 
 TEST_F(SpoolTest, WriterThreadAnswersConcurrentRequests) {
-  auto spool = Spool::Open(fs_,
+  auto spool = Spool::Open(fs_, clock_,
                            SpoolOptions{.directory = kDirectory,
                                         .max_bytes = 1 << 30,
                                         .segment_bytes = 4096,
