@@ -252,6 +252,8 @@ void ObjectAssembler::Finish(const CutObject& object) {
   held_bytes_ -= object.body.size();
 }
 
+void ObjectAssembler::Keep(const CutObject& object) { held_bytes_ -= object.body.size(); }
+
 void ObjectAssembler::Rekey(CutObject& object, WallTime wall_now) {
   object.created = UniqueCreationTime(std::max(wall_now, object.created));
   object.key =

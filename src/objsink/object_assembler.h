@@ -128,6 +128,10 @@ class ObjectAssembler {
   // Counts every open and untaken cut object's events, and every unread
   // event, as dropped for `reason` and releases them (the drain deadline).
   void DropAll(DropReason reason);
+  // The drain deadline with a spool (EventReader::KeepsUnsentAcrossRestarts):
+  // frees `object`'s bytes without releasing its units, so the next run
+  // reads its events again from the spool; nothing is counted.
+  void Keep(const CutObject& object);
 
   size_t open_objects() const { return open_.size(); }
   uint64_t open_bytes() const { return open_bytes_; }

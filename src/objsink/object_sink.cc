@@ -167,7 +167,11 @@ asio::awaitable<void> ObjectSink::Run() {
     wake_timer_->ExpiresAt(SteadyTime::max());
     co_await wake_timer_->Wait();
   }
-  if (DrainExpired()) assembler_->DropAll(DropReason::kShutdown);
+  // With a spool what is still open, cut or unread stays on disk,
+  // unreleased: the next run reads it again.
+  if (DrainExpired() && !reader_.KeepsUnsentAcrossRestarts()) {
+    assembler_->DropAll(DropReason::kShutdown);
+  }
   PublishGauges();
   logger_.info("sink stopped sink={} sent_events={} objects={} dropped_events={}", name_,
                counters_.sent_events.load(), counters_.sent_batches.load(), drops_.Total());
@@ -219,6 +223,12 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   while (true) {
     if (DrainExpired()) {
+      // With a spool the events stay on disk, unreleased, for the next run.
+      if (reader_.KeepsUnsentAcrossRestarts()) {
+        assembler_->Keep(object);
+        PublishGauges();
+        co_return;
+      }
       DropObject(object, DropReason::kShutdown, absl::OkStatus());
       break;
     }
@@ -239,6 +249,11 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
       continue;
     }
     if (decision.action == UploadDecision::Action::kDrop) {
+      if (decision.drop_reason == DropReason::kShutdown && reader_.KeepsUnsentAcrossRestarts()) {
+        assembler_->Keep(object);
+        PublishGauges();
+        co_return;
+      }
       DropObject(object, decision.drop_reason, status);
       break;
     }

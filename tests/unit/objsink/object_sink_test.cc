@@ -3,7 +3,8 @@
 // manifest, decodable, and only then are their events released; failures
 // are retried; nothing is written for an empty interval; draining uploads
 // what is open, and at the deadline drops (and releases) what the store
-// still refuses.
+// still refuses — or, with a disk spool, keeps it unreleased for the next
+// run.
 #include "objsink/object_sink.h"
 
 #include <gtest/gtest.h>
@@ -17,11 +18,13 @@
 
 #include "buffer/event_log.h"
 #include "objstore/dir_object_store.h"
+#include "spool/spool.h"
 #include "support/condition_wait.h"
 #include "support/gunzip.h"
 #include "support/io_thread.h"
 #include "support/manual_clock.h"
 #include "support/object_events.h"
+#include "support/simulated_file_system.h"
 #include "support/temp_dir.h"
 
 namespace rayagg {
@@ -72,6 +75,19 @@ class ScriptedStore final : public ObjectStore {
   absl::Status always_ ABSL_GUARDED_BY(mutex_);
 };
 
+// Hands the spool's reports to the log; nothing else is needed here.
+class LogSpoolListener final : public spool::SpoolListener {
+ public:
+  explicit LogSpoolListener(EventLog& log) : log_(log) {}
+  void OnDurable(uint64_t position) override { log_.OnDurable(position); }
+  void OnEvict(const spool::SegmentInfo& segment) override { log_.OnSegmentEvicted(segment); }
+  void OnHealthChanged(spool::SpoolHealth, const std::string&) override {}
+  void OnProblem(const std::string&) override {}
+
+ private:
+  EventLog& log_;
+};
+
 const kuberay::ClusterIdentity kCluster{
     .kind = kuberay::ClusterKind::kRayCluster, .namespace_name = "ns", .name = "c"};
 
@@ -87,6 +103,22 @@ class ObjectSinkTest : public ::testing::Test {
       sink_->Drain(clock_.Now());
       sink_->WaitFinished(60s);
     }
+    if (spool_) spool_->Stop();  // its listener reports to log_
+  }
+
+  // Durable mode, before Start(): the log keeps its events as spool records
+  // on a simulated disk, so the sink's reader keeps what is unsent across
+  // restarts (EventReader::KeepsUnsentAcrossRestarts).
+  void UseSpool() {
+    auto opened = spool::Spool::Open(
+        spool_fs_, clock_, spool::SpoolOptions{.directory = "/spool", .max_bytes = 1 << 30},
+        "pid 1");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    spool_ = *std::move(opened);
+    spool_->Recover(nullptr);
+    log_.UseSpool(*spool_, spool_->first_sequence());
+    spool_listener_ = std::make_unique<LogSpoolListener>(log_);
+    spool_->StartManual(log_, *spool_listener_, 0);
   }
 
   static SinkConfig Config() {
@@ -188,7 +220,10 @@ class ObjectSinkTest : public ::testing::Test {
   test::ManualClock clock_;
   test::TempDir root_;
   spdlog::logger logger_;
+  test::SimulatedFileSystem spool_fs_;
+  std::unique_ptr<spool::Spool> spool_;  // UseSpool()
   EventLog log_;
+  std::unique_ptr<LogSpoolListener> spool_listener_;
   asio::io_context io_;
   ScriptedStore* store_ = nullptr;
   std::atomic<uint64_t> sender_drops_{0};  // the daemon's sender_dropped_task_attempts
@@ -342,6 +377,31 @@ TEST_F(ObjectSinkTest, SenderReportedDropsGoIntoTheNextObjectsManifest) {
   clock_.AdvanceTo(*clock_.WaitForNextDeadline());
   ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
   EXPECT_EQ(ManifestValues("rayagg-dropped-task-attempts"), (std::vector<std::string>{"8", ""}));
+}
+
+// With a spool nothing is lost at the drain deadline: the object the store
+// still refuses is neither dropped nor released (the next run reads it
+// again from the spool), and neither are the events the sink had not read.
+TEST_F(ObjectSinkTest, WithASpoolWhatIsUnsentAtTheDrainDeadlineIsKeptUnreleased) {
+  ASSERT_NO_FATAL_FAILURE(UseSpool());
+  SinkConfig config = Config();
+  config.object.max_open_bytes = 1;  // one read fills it: the rest stays unread
+  Start(config);
+  const uint64_t first = spool_->first_sequence();
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kUnavailable, "ServiceUnavailable", "x"));
+  Append(0, 2);
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() >= 1; }));
+  Append(2, 2);  // not read while the first object is held
+  ASSERT_TRUE(clock_.WaitForNextDeadline().has_value());
+  const SteadyTime deadline = clock_.Now() + 5s;
+  sink_->Drain(deadline);
+  clock_.AdvanceTo(deadline);
+  ASSERT_TRUE(sink_->WaitFinished(60s));
+  EXPECT_EQ(sink_->drops().Total(), 0u);
+  EXPECT_EQ(Released(), first) << "released events would not be sent by the next run";
+  EXPECT_TRUE(log_.HasUnread(sink_->cursor()));
+  EXPECT_TRUE(EventObjectKeys().empty());
+  EXPECT_EQ(sink_->object_counters().held_bytes.load(), 0u);
 }
 
 }  // namespace
