@@ -11,7 +11,7 @@ import * as networking from "kubernetes-models/networking.k8s.io/v1";
 import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import {
   yamlFilesUnder, loadDocuments, parseYaml, drainSeconds, bytes, memoryNeededBytes,
-  podContainers, envValue, namedPort, DEFAULTS, readText,
+  podContainers, envValue, namedPort, DEFAULTS, readText, mountFor,
 } from "./lib.mjs";
 
 const MODELS = {
@@ -57,7 +57,10 @@ const configMap = find("ConfigMap", "ray-event-aggregator");
 const service = find("Service", "ray-event-aggregator");
 const config = parseYaml(configMap.data["config.yaml"]);
 const podSpec = daemonSet.spec.template.spec;
-const [aggregator] = podContainers(podSpec).filter((c) => /ray-event-aggregator/.test(c.image));
+// The daemon: the regular container running the image (an init container
+// may run the same image for a setup step).
+const [aggregator] = podContainers(podSpec)
+  .filter((c) => !c.init && /ray-event-aggregator/.test(c.image));
 
 test("the DaemonSet runs one aggregator container with the ConfigMap's config", () => {
   assert.ok(aggregator, "no container runs the ray-event-aggregator image");
@@ -125,6 +128,44 @@ test("the pod runs as non-root with a read-only root filesystem", () => {
   assert.equal(podSpec.securityContext?.runAsNonRoot, true);
   assert.equal(aggregator.securityContext?.readOnlyRootFilesystem, true);
   assert.equal(aggregator.securityContext?.allowPrivilegeEscalation, false);
+});
+
+test("the spool lives on the node (hostPath), writable by the daemon's user", () => {
+  assert.ok(config.spool?.dir, "the DaemonSet's ConfigMap has no spool.dir");
+  const found = mountFor(podSpec, aggregator, config.spool.dir);
+  assert.ok(found, `spool.dir ${config.spool.dir} is on no volume mount (the root is read-only)`);
+  assert.notEqual(found.mount.readOnly, true, "the spool's mount is read-only");
+  // hostPath: the next pod on the node (a rolling update, an eviction) resumes it.
+  assert.ok(found.volume?.hostPath?.path, `volume ${found.mount.name} is not a hostPath`);
+  assert.equal(found.volume.hostPath.type, "DirectoryOrCreate");
+  // hostPath directories are created root-owned: an init container hands it
+  // to the daemon's user before the daemon starts.
+  const uid = aggregator.securityContext?.runAsUser ?? podSpec.securityContext?.runAsUser;
+  const gid = aggregator.securityContext?.runAsGroup ?? podSpec.securityContext?.runAsGroup ?? uid;
+  const owner = (podSpec.initContainers ?? []).find((c) => c.command?.[0] === "chown"
+    && (c.volumeMounts ?? []).some((m) => m.name === found.mount.name));
+  assert.ok(owner, "no init container chowns the spool's hostPath");
+  const ownerMount = owner.volumeMounts.find((m) => m.name === found.mount.name);
+  assert.deepEqual(owner.command.slice(1), [`${uid}:${gid}`, ownerMount.mountPath]);
+  assert.deepEqual(owner.securityContext?.capabilities?.add, ["CHOWN"], "chown needs CAP_CHOWN only");
+  assert.deepEqual(owner.securityContext?.capabilities?.drop, ["ALL"]);
+});
+
+test("a rolling update never runs two pods on one node's spool (its lock refuses the second)", () => {
+  const rolling = daemonSet.spec.updateStrategy?.rollingUpdate ?? {};
+  assert.ok(rolling.maxSurge === undefined || rolling.maxSurge === 0 || rolling.maxSurge === "0%",
+    `maxSurge ${rolling.maxSurge}: the new pod would find the spool locked and exit`);
+});
+
+test("probes wait for the listener only: recovery of the spool runs behind serving", () => {
+  // /healthz and /readyz answer 200 while recovery scans (docs/SPOOL.md), so
+  // a probe on them never waits for recovery; an exec probe or one on
+  // another path could.
+  for (const probe of [aggregator.startupProbe, aggregator.livenessProbe, aggregator.readinessProbe]) {
+    assert.ok(probe?.httpGet, "every probe is an httpGet");
+    assert.ok(["/healthz", "/readyz"].includes(probe.httpGet.path), probe.httpGet.path);
+  }
+  assert.equal(aggregator.startupProbe.httpGet.path, "/healthz");
 });
 
 test("Ray pods reach HTTP ingest on their own node (Service Local or hostPort)", () => {

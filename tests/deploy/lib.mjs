@@ -82,6 +82,7 @@ export const DEFAULTS = {
   batchMaxBytes: "10MiB",
   objectMaxBytes: "32MiB",
   objectMaxOpenBytes: "64MiB",
+  spoolSegmentBytes: "64MiB",
 };
 
 // s3:// and dir:// sinks (docs/OBJECT_STORE.md).
@@ -113,6 +114,25 @@ export function memoryNeededBytes(config) {
   const ingest = config?.http_ingest?.enabled
     ? 2 * bytes(config.http_ingest.max_body_bytes ?? DEFAULTS.httpIngestMaxBody) : 0;
   return BASE_RSS_BYTES + RSS_PER_BUFFERED_BYTE * buffered + sinks + ingest;
+}
+
+// The spool's rule of docs/OPERATIONS.md (sizing): its volume holds up to
+// spool.max_bytes of segments, plus the files recovery moved aside (at most
+// 8, each up to a segment: src/spool/recovery.h, kMovedAsideKept) and the
+// segment being written while the oldest waits to be evicted. An emptyDir
+// past its sizeLimit gets the pod evicted, so the limit covers all of it.
+export const SPOOL_MOVED_ASIDE_KEPT = 8;
+export function spoolVolumeNeededBytes(config) {
+  const segment = bytes(config.spool.segment_bytes ?? DEFAULTS.spoolSegmentBytes);
+  return bytes(config.spool.max_bytes) + (SPOOL_MOVED_ASIDE_KEPT + 1) * segment;
+}
+
+// The volume mount (and its volume) holding a path of a container, if any.
+export function mountFor(podSpec, container, path) {
+  const mount = (container.volumeMounts ?? []).find((m) => path === m.mountPath
+    || path.startsWith(`${m.mountPath.replace(/\/$/, "")}/`));
+  if (!mount) return undefined;
+  return { mount, volume: (podSpec.volumes ?? []).find((v) => v.name === mount.name) };
 }
 
 // All containers of a pod spec, regular and init, with where they sit.

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as core from "kubernetes-models/v1";
 import {
   loadDocuments, parseYaml, drainSeconds, bytes, memoryNeededBytes, podContainers, envValue,
-  namedPort, knownEventTypes, isObjectStoreUrl, DEFAULTS,
+  namedPort, knownEventTypes, isObjectStoreUrl, DEFAULTS, mountFor, spoolVolumeNeededBytes,
 } from "./lib.mjs";
 
 const EXPOSABLE_VARIABLES = [
@@ -117,6 +117,31 @@ for (const FILE of FILES) {
       const types = values[0].split(",").map((t) => t.trim()).filter(Boolean);
       assert.ok(types.includes("TASK_DEFINITION_EVENT") && types.includes("TASK_LIFECYCLE_EVENT"));
       for (const type of types) assert.ok(known.has(type), `unknown event type ${type}`);
+    });
+
+    test(`${FILE} ${name}: the spool is on an emptyDir whose sizeLimit holds it`, () => {
+      assert.ok(config.spool?.dir, "the sidecar's config has no spool.dir");
+      const found = mountFor(spec, sidecar, config.spool.dir);
+      assert.ok(found, `spool.dir ${config.spool.dir} is on no volume mount (the root is read-only)`);
+      assert.notEqual(found.mount.readOnly, true, "the spool's mount is read-only");
+      // emptyDir survives restarts of the container (a crash, an OOM kill).
+      const emptyDir = found.volume?.emptyDir;
+      assert.ok(emptyDir, `volume ${found.mount.name} is not an emptyDir`);
+      assert.notEqual(emptyDir.medium, "Memory", "a tmpfs spool counts against the memory limit");
+      // Past its sizeLimit the kubelet evicts the pod.
+      assert.ok(emptyDir.sizeLimit, "the spool's emptyDir has no sizeLimit");
+      const needed = spoolVolumeNeededBytes(config);
+      assert.ok(bytes(emptyDir.sizeLimit) >= needed,
+        `sizeLimit ${emptyDir.sizeLimit} < ${Math.ceil(needed / 2 ** 20)}Mi: spool.max_bytes `
+        + "+ 9 x spool.segment_bytes (docs/OPERATIONS.md, sizing)");
+    });
+
+    test(`${FILE} ${name}: probes wait for the listener only (spool recovery runs behind serving)`, () => {
+      for (const probe of [sidecar.startupProbe, sidecar.livenessProbe, sidecar.readinessProbe]) {
+        assert.ok(probe?.httpGet, "every probe is an httpGet");
+        assert.ok(["/healthz", "/readyz"].includes(probe.httpGet.path), probe.httpGet.path);
+      }
+      assert.equal(sidecar.startupProbe.httpGet.path, "/healthz");
     });
 
     test(`${FILE} ${name}: grace period above the drain timeout; memory limit fits the buffer`, () => {
