@@ -27,16 +27,6 @@
 #include "objstore/object_store_factory.h"
 #include "ops/logger.h"
 
-namespace {
-
-int64_t WallNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace rayagg;
   using namespace rayagg::history;
@@ -109,13 +99,19 @@ int main(int argc, char** argv) {
     logger->info("index migrated from schema version {}", index->found_version);
   }
 
+  // Retention and the API's "live" answers read wall time from the process's
+  // one clock, as the object store does.
+  const auto wall_now_ms = [&clock] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch())
+        .count();
+  };
   HistoryMetrics metrics;
   ObjectStoreReader reader(*std::move(store));
   Indexer indexer(*index->db, config->index_dir, reader, config->indexing, metrics, logger,
-                  WallNowMs);
+                  wall_now_ms);
   ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes);
   HistoryApi api(
-      readers, metrics, ApiOptions{config->limits}, [] { return true; }, WallNowMs);
+      readers, metrics, ApiOptions{config->limits}, [] { return true; }, wall_now_ms);
 
   asio::io_context io_context;
   HttpServerOptions http_options;

@@ -15,6 +15,13 @@
 
 namespace rayagg::test {
 
+// Writes `content` to `path` in place (same inode), replacing what was there.
+inline void WriteWholeFile(const std::filesystem::path& path, std::string_view content) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!file) throw std::runtime_error("cannot write " + path.string());
+}
+
 class TempDir {
  public:
   TempDir() {
@@ -35,9 +42,7 @@ class TempDir {
   // Writes `content` to `name` in place (same inode) and returns its path.
   std::string Write(std::string_view name, std::string_view content) const {
     const std::string path = Path(name);
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!file) throw std::runtime_error("cannot write " + path);
+    WriteWholeFile(path, content);
     return path;
   }
 

@@ -56,11 +56,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
 // A TCP port that is taken (we hold it bound and listening) for as long as
 // the object lives: a config naming it cannot bind.
 class HeldPort {
@@ -110,7 +105,7 @@ class BinaryTest : public ::testing::Test {
   // Writes `yaml` as the config file and returns its path.
   std::string Config(const std::string& yaml) {
     const std::string path = dir_.Path("config.yaml");
-    WriteFile(path, yaml);
+    WriteWholeFile(path, yaml);
     return path;
   }
 
@@ -491,7 +486,7 @@ TEST_F(BinaryTest, OpsListenerReadinessFollowsTheLifecycle) {
                   .ok());
   ASSERT_TRUE(server_.WaitForRequests(1, kWaitTimeout));
 
-  WriteFile(config, "sinks: [{url: 12}]\n");  // invalid: refused on SIGHUP
+  WriteWholeFile(config, "sinks: [{url: 12}]\n");  // invalid: refused on SIGHUP
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(Probe(readyz).ok);
   EXPECT_TRUE(daemon->Running());
@@ -531,15 +526,15 @@ std::optional<double> MetricValue(int ops_port, std::string_view name,
 TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
   const std::string canary = "canary-5ecr3t-b1d9";
   const std::string ingest_token = dir_.Path("ingest-token");
-  WriteFile(ingest_token, canary + "-ingest\n");
+  WriteWholeFile(ingest_token, canary + "-ingest\n");
   const std::string sink_token = dir_.Path("sink-token");
-  WriteFile(sink_token, canary + "-sink\n");
+  WriteWholeFile(sink_token, canary + "-sink\n");
   const std::string s3_key_id = dir_.Path("s3-key-id");
-  WriteFile(s3_key_id, canary + "-s3-file-id\n");
+  WriteWholeFile(s3_key_id, canary + "-s3-file-id\n");
   const std::string s3_secret = dir_.Path("s3-secret");
-  WriteFile(s3_secret, canary + "-s3-file-secret\n");
+  WriteWholeFile(s3_secret, canary + "-s3-file-secret\n");
   const std::string s3_session = dir_.Path("s3-session");
-  WriteFile(s3_session, canary + "-s3-file-session\n");
+  WriteWholeFile(s3_session, canary + "-s3-file-session\n");
   const std::vector<std::string> environment = {
       "AWS_ACCESS_KEY_ID=" + canary + "-s3-env-id",
       "AWS_SECRET_ACCESS_KEY=" + canary + "-s3-env-secret",
@@ -633,7 +628,7 @@ TEST_F(BinaryTest, SecretsNeverAppearInLogsCheckConfigOrMetrics) {
 // the running token stays.
 TEST_F(BinaryTest, SighupRereadsTheHttpIngestBearerToken) {
   const std::string token_file = dir_.Path("ingest-token");
-  WriteFile(token_file, "first-token\n");
+  WriteWholeFile(token_file, "first-token\n");
   const std::string config = Config(
       SinkConfigYaml("", "http_ingest: {enabled: true, bearer_token_file: " + token_file + "}\n"));
   const std::string http_port_path = dir_.Path("http-port");
@@ -652,7 +647,7 @@ TEST_F(BinaryTest, SighupRereadsTheHttpIngestBearerToken) {
   EXPECT_EQ(PostOneEvent(http_port, "second-token"), 401u);
 
   // Rotated the way Kubernetes does it: a new file renamed over the old one.
-  WriteFile(token_file + ".new", "second-token\n");
+  WriteWholeFile(token_file + ".new", "second-token\n");
   std::filesystem::rename(token_file + ".new", token_file);
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   ASSERT_TRUE(WaitFor([&] { return reloads("success") == 1.0; }))
@@ -660,7 +655,7 @@ TEST_F(BinaryTest, SighupRereadsTheHttpIngestBearerToken) {
   EXPECT_EQ(PostOneEvent(http_port, "second-token"), 200u);
   EXPECT_EQ(PostOneEvent(http_port, "first-token"), 401u);
 
-  WriteFile(token_file, "\n");  // empty: this config does not load
+  WriteWholeFile(token_file, "\n");  // empty: this config does not load
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   ASSERT_TRUE(WaitFor([&] { return reloads("failure") == 1.0; }))
       << reloads("failure").value_or(-1);
@@ -690,14 +685,14 @@ TEST_F(BinaryTest, SighupCountsReloadsByResultOnMetrics) {
   };
   ASSERT_EQ(reloads("failure"), 0.0);
 
-  WriteFile(config, "sinks: [{url: 12}]\n");  // does not load
+  WriteWholeFile(config, "sinks: [{url: 12}]\n");  // does not load
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitFor([&] { return reloads("failure") == 1.0; }))
       << reloads("failure").value_or(-1);
   EXPECT_EQ(reloads("success"), 0.0);
   EXPECT_TRUE(daemon->Running());
 
-  WriteFile(config, valid_yaml);
+  WriteWholeFile(config, valid_yaml);
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitFor([&] { return reloads("success") == 1.0; }));
   EXPECT_EQ(reloads("failure"), 1.0);
@@ -727,7 +722,7 @@ TEST_F(BinaryTest, SighupMovesASinkToItsNewUrlKeepingBufferedEvents) {
   std::string yaml = ReadWholeFile(config);
   yaml.replace(yaml.find(server_.Url("/ray/events")), server_.Url("/ray/events").size(),
                fixed.Url("/moved"));
-  WriteFile(config, yaml);
+  WriteWholeFile(config, yaml);
   ASSERT_TRUE(daemon->Signal(SIGHUP));
   EXPECT_TRUE(WaitForElements(fixed, 10));
   EXPECT_TRUE(daemon->Running());

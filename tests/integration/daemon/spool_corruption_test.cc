@@ -54,10 +54,6 @@ constexpr int kRequests = 150;
 constexpr int kEventsPerRequest = 10;
 constexpr size_t kEvents = kRequests * kEventsPerRequest;
 
-void WriteAll(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 uint32_t U32At(const std::string& bytes, size_t offset) {
   uint32_t value = 0;
   for (size_t i = 0; i < 4; ++i) {
@@ -243,7 +239,7 @@ TEST_F(SpoolCorruptionTest, AFlippedChecksumByteIsSkippedAndCountedAsCorrupt) {
   std::string bytes = ReadWholeFile(oldest);
   const size_t record = RecordOffsets(bytes).at(5);
   bytes[record] = static_cast<char>(bytes[record] ^ 0x01);  // the record's CRC32C
-  WriteAll(oldest, bytes);
+  WriteWholeFile(oldest, bytes);
 
   auto daemon = Start(server_.Url("/e"));
   ASSERT_NO_FATAL_FAILURE(ExpectServes(*daemon));
@@ -292,7 +288,7 @@ TEST_F(SpoolCorruptionTest, AnotherFormatVersionIsRefusedWithAMessageSayingSo) {
   ASSERT_EQ(spool::DecodeSegmentHeader(bytes, header), spool::HeaderState::kValid);
   header.version = 99;  // a later build's, with a valid header checksum
   bytes.replace(0, spool::kSegmentHeaderBytes, spool::EncodeSegmentHeader(header));
-  WriteAll(newest, bytes);
+  WriteWholeFile(newest, bytes);
 
   auto daemon = Start(server_.Url("/e"));
   const std::optional<int> status = daemon->WaitForExit(kWaitTimeout);
