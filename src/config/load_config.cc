@@ -1,7 +1,5 @@
 #include "config/load_config.h"
 
-#include <filesystem>
-
 #include "common/small_file.h"
 #include "common/text.h"
 #include "config/object_sink_config.h"
@@ -15,12 +13,9 @@ namespace rayagg {
 namespace {
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return absl::InvalidArgumentError(strings::Cat("config file ", path, ": is a directory"));
-  }
-  // Bounded: --config /dev/zero (or a huge file by mistake) is an error, not
-  // an endless read. The message starts with the path.
+  // Bounded, and only a regular file: --config naming a huge file, a
+  // directory, /dev/zero or a FIFO by mistake is an error, not an endless
+  // read or wait. The message starts with the path.
   absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxConfigFileBytes);
   if (!text.ok()) {
     return absl::Status(text.status().code(),

@@ -35,7 +35,7 @@ absl::StatusOr<std::string> SecretFile::Current() {
   }
   const Version now{info.st_dev, info.st_ino, info.st_size, info.st_mtim};
   if (loaded_ && now == version_) return value_;
-  // Bounded: stat() says 0 bytes for /dev/zero, so st_size is no limit.
+  // Bounded, and only a regular file (a FIFO would block, /dev/zero never ends).
   absl::StatusOr<std::string> text = ReadSmallFile(path_);
   if (!text.ok()) return CredentialError(strings::Cat(key_, " ", text.status().message()));
   const std::string_view value = strings::StripBlanks(*text, " \t\r\n");

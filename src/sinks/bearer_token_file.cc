@@ -39,8 +39,8 @@ absl::StatusOr<std::string> BearerTokenFile::Current() {
 }
 
 absl::StatusOr<std::string> BearerTokenFile::Read() const {
-  // Bounded: stat() says 0 bytes for /dev/zero and a FIFO, so the size seen
-  // above is no limit; ReadSmallFile stops past kMaxSecretFileBytes.
+  // ReadSmallFile stops past kMaxSecretFileBytes and refuses anything but a
+  // regular file (a FIFO would block, /dev/zero never ends).
   absl::StatusOr<std::string> text = ReadSmallFile(path_);
   if (!text.ok()) {
     // Too large is a misconfigured path; any other failure is "try again

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,14 @@ class TempDir {
   std::string Write(std::string_view name, std::string_view content) const {
     const std::string path = Path(name);
     WriteWholeFile(path, content);
+    return path;
+  }
+
+  // Makes a FIFO (named pipe) `name` that nobody writes to and returns its
+  // path: opening it for reading the ordinary way waits forever.
+  std::string Fifo(std::string_view name) const {
+    const std::string path = Path(name);
+    if (mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("mkfifo failed: " + path);
     return path;
   }
 

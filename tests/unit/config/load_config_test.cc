@@ -11,6 +11,7 @@
 
 #include "common/small_file.h"
 #include "config_test_util.h"
+#include "support/temp_dir.h"
 
 namespace rayagg {
 namespace {
@@ -73,20 +74,27 @@ TEST_F(LoadConfigTest, DirectoryIsNotAFile) {
   EXPECT_THAT(Message(loaded), HasSubstr(dir_));
 }
 
-// --config is read up to a limit: a path naming a huge file, or one that
-// never ends (/dev/zero, whose stat() size is 0), is an error naming it.
+// --config is read up to a limit, and only from a regular file: a path
+// naming a huge file, a device that never ends (/dev/zero, whose stat() size
+// is 0) or a FIFO nobody writes to is an error naming it, not an endless
+// read or wait.
 TEST_F(LoadConfigTest, ConfigFileReadsAreBounded) {
   const std::string huge = WriteFile("# " + std::string(kMaxConfigFileBytes, 'x') + "\n");
-  for (const std::string& path : {huge, std::string("/dev/zero")}) {
-    absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(path), Env());
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(huge), Env());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(Message(loaded), HasSubstr("config file " + huge));
+  EXPECT_THAT(Message(loaded), HasSubstr("larger than"));
+  test::TempDir fifo_dir;
+  for (const std::string& path : {std::string("/dev/zero"), fifo_dir.Fifo("config.yaml")}) {
+    loaded = LoadConfig(WithFile(path), Env());
     ASSERT_FALSE(loaded.ok()) << path;
     EXPECT_THAT(Message(loaded), HasSubstr("config file " + path)) << path;
-    EXPECT_THAT(Message(loaded), HasSubstr("larger than")) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr("not a regular file")) << path;
   }
   // Just under the limit: a comment and one key still load.
   const std::string large = WriteFile("# " + std::string(kMaxConfigFileBytes - 40, 'x') +
                                       "\nbuffer: {max_events: 5000}\n");
-  absl::StatusOr<LoadedConfig> loaded = LoadConfig(WithFile(large), Env());
+  loaded = LoadConfig(WithFile(large), Env());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->config.buffer.max_events, 5000u);
 }
@@ -365,11 +373,13 @@ TEST_F(HttpIngestTokenTest, TokenFileIsReadAtLoad) {
   EXPECT_THAT(DescribeConfig(loaded->config), HasSubstr("unauthenticated"));
 }
 
+// A FIFO nobody writes to among them: refused at once, not waited on.
 TEST_F(HttpIngestTokenTest, BadTokenFilesNameTheKeyNotTheContent) {
   const std::string inner_blank = WriteFile("canary one\n");
+  test::TempDir fifo_dir;
   for (const std::string& path :
        {dir_ + "/absent", WriteFile(" \n"), inner_blank, std::string("/dev/zero"),
-        WriteFile(std::string(kMaxSecretFileBytes + 1, 'c'))}) {
+        WriteFile(std::string(kMaxSecretFileBytes + 1, 'c')), fifo_dir.Fifo("token")}) {
     absl::StatusOr<LoadedConfig> loaded =
         LoadConfig(WithFile(WriteFile("http_ingest: {bearer_token_file: " + path + "}\n")), Env());
     ASSERT_FALSE(loaded.ok()) << path;

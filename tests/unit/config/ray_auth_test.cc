@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "common/small_file.h"
 #include "config/load_config.h"
@@ -79,17 +80,22 @@ TEST(RayAuthTest, MissingTokenStopsStartupWithoutLeakingAnything) {
   EXPECT_THAT(Message(loaded), HasSubstr("HOME"));
 }
 
-// The token file is read up to a limit: a huge file, or one that never
-// ends, is an error instead of an endless read.
-TEST(RayAuthTest, TokenFileAboveTheLimitIsRefused) {
+// The token file is read up to a limit and only from a regular file: a huge
+// file, a device that never ends or a FIFO nobody writes to is an error
+// naming it instead of an endless read or wait.
+TEST(RayAuthTest, TokenFileAboveTheLimitOrNotAFileIsRefused) {
   TempDir dir;
   const std::string huge = dir.Write("huge", std::string(kMaxSecretFileBytes + 1, 'a'));
-  for (const std::string& path : {huge, std::string("/dev/zero")}) {
+  const std::pair<std::string, std::string> cases[] = {{huge, "larger than"},
+                                                       {"/dev/zero", "not a regular file"},
+                                                       {dir.Fifo("fifo"), "not a regular file"}};
+  for (const auto& [path, why] : cases) {
     absl::StatusOr<LoadedConfig> loaded =
         Load({{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN_PATH", path}});
     ASSERT_FALSE(loaded.ok()) << path;
-    EXPECT_THAT(Message(loaded), HasSubstr("larger than")) << path;
+    EXPECT_THAT(Message(loaded), HasSubstr(why)) << path;
     EXPECT_THAT(Message(loaded), HasSubstr(path));
+    EXPECT_THAT(Message(loaded), HasSubstr("RAY_AUTH_TOKEN_PATH")) << path;
   }
 }
 

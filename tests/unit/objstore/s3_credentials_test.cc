@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "common/small_file.h"
 #include "rayagg/object_store.h"
 #include "support/temp_dir.h"
@@ -79,13 +82,16 @@ TEST(S3CredentialsTest, FileErrorsNameTheFileNotTheContent) {
   EXPECT_TRUE(source->Current().ok());
 }
 
-// stat() says 0 bytes for /dev/zero: only a bounded read stops there. A key
-// file that never ends, or one over the limit, is a credentials error naming
-// the key and the file, never the content.
+// A key file over the limit, a device (/dev/zero, whose stat() size is 0)
+// or a FIFO nobody writes to is a credentials error at once, naming the key
+// and the file, never the content.
 TEST(S3CredentialsTest, KeyFileReadsAreBounded) {
   test::TempDir dir;
   const std::string huge = dir.Write("huge", "canary" + std::string(kMaxSecretFileBytes, 's'));
-  for (const std::string& path : {std::string("/dev/zero"), huge}) {
+  const std::pair<std::string, std::string> cases[] = {{huge, "larger than"},
+                                                       {"/dev/zero", "not a regular file"},
+                                                       {dir.Fifo("fifo"), "not a regular file"}};
+  for (const auto& [path, why] : cases) {
     S3Config config;
     config.access_key_id_file = dir.Write("id", "AKIA1");
     config.secret_access_key_file = path;
@@ -97,7 +103,7 @@ TEST(S3CredentialsTest, KeyFileReadsAreBounded) {
     EXPECT_EQ(ObjectStoreErrorReason(current.status()), "credentials");
     const std::string message(current.status().message());
     EXPECT_NE(message.find("s3.secret_access_key_file " + path), std::string::npos) << message;
-    EXPECT_NE(message.find("larger than"), std::string::npos) << message;
+    EXPECT_NE(message.find(why), std::string::npos) << message;
     EXPECT_EQ(message.find("canary"), std::string::npos) << message;
   }
 }

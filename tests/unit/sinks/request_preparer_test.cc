@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/small_file.h"
 #include "support/gunzip.h"
@@ -77,19 +78,22 @@ TEST(RequestPreparerTest, TokenFileProblemsFailWithoutTheContent) {
       << token.status();
 }
 
-// stat() says 0 bytes for /dev/zero: only a bounded read stops there. Both
-// it and a file over the limit fail naming the file, never the content.
+// A file over the limit, a device (/dev/zero, whose stat() size is 0) and a
+// FIFO nobody writes to fail at once naming the file, never the content.
 TEST(RequestPreparerTest, TokenFileReadsAreBounded) {
   TempDir dir;
   const std::string huge = dir.Write("huge", "canary" + std::string(kMaxSecretFileBytes, 'h'));
-  for (const std::string& path : {std::string("/dev/zero"), huge}) {
+  const std::pair<std::string, std::string> cases[] = {{huge, "larger than"},
+                                                       {"/dev/zero", "not a regular file"},
+                                                       {dir.Fifo("fifo"), "not a regular file"}};
+  for (const auto& [path, why] : cases) {
     BearerTokenFile file(path);
     absl::StatusOr<std::string> token = file.Current();
     ASSERT_FALSE(token.ok()) << path;
     EXPECT_EQ(token.status().code(), absl::StatusCode::kFailedPrecondition) << token.status();
     const std::string message(token.status().message());
     EXPECT_NE(message.find("bearer_token_file " + path), std::string::npos) << message;
-    EXPECT_NE(message.find("larger than"), std::string::npos) << message;
+    EXPECT_NE(message.find(why), std::string::npos) << message;
     EXPECT_EQ(message.find("canary"), std::string::npos) << message;
   }
   // Exactly the limit is a token.
