@@ -1,11 +1,5 @@
 #include "objstore/s3_credentials.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-
-#include "common/small_file.h"
 #include "common/text.h"
 #include "rayagg/object_store.h"
 
@@ -16,41 +10,20 @@ absl::Status CredentialError(std::string_view message) {
   return ObjectStoreError(absl::StatusCode::kUnauthenticated, "credentials", message);
 }
 
+// A key file's value; any error (its message names the key and the file,
+// never the content) is a credentials error.
+absl::StatusOr<std::string> ValueOf(SecretFile& file) {
+  absl::StatusOr<std::string> value = file.Current();
+  if (!value.ok()) return CredentialError(strings::View(value.status().message()));
+  return value;
+}
+
 bool SameCredentials(const sigv4::Credentials& a, const sigv4::Credentials& b) {
   return a.access_key_id == b.access_key_id && a.secret_access_key == b.secret_access_key &&
          a.session_token == b.session_token;
 }
 
 }  // namespace
-
-bool SecretFile::Version::operator==(const Version& other) const {
-  return device == other.device && inode == other.inode && size == other.size &&
-         modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec;
-}
-
-absl::StatusOr<std::string> SecretFile::Current() {
-  struct stat info {};
-  if (::stat(path_.c_str(), &info) != 0) {
-    return CredentialError(strings::Cat(key_, " ", path_, ": ", std::strerror(errno)));
-  }
-  const Version now{info.st_dev, info.st_ino, info.st_size, info.st_mtim};
-  if (loaded_ && now == version_) return value_;
-  // Bounded, and only a regular file (a FIFO would block, /dev/zero never ends).
-  absl::StatusOr<std::string> text = ReadSmallFile(path_);
-  if (!text.ok()) return CredentialError(strings::Cat(key_, " ", text.status().message()));
-  const std::string_view value = strings::StripBlanks(*text, " \t\r\n");
-  if (value.empty()) return CredentialError(strings::Cat(key_, " ", path_, ": is empty"));
-  for (char c : value) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return CredentialError(
-          strings::Cat(key_, " ", path_, ": holds a line break or control character"));
-    }
-  }
-  value_ = std::string(value);
-  version_ = now;
-  loaded_ = true;
-  return value_;
-}
 
 absl::StatusOr<CredentialSource> CredentialSource::FromConfig(const S3Config& config) {
   CredentialSource source;
@@ -87,14 +60,14 @@ absl::StatusOr<sigv4::Credentials> CredentialSource::Current() {
   if (fixed_) {
     current = *fixed_;
   } else {
-    absl::StatusOr<std::string> key = access_key_file_->Current();
+    absl::StatusOr<std::string> key = ValueOf(*access_key_file_);
     if (!key.ok()) return key.status();
-    absl::StatusOr<std::string> secret = secret_key_file_->Current();
+    absl::StatusOr<std::string> secret = ValueOf(*secret_key_file_);
     if (!secret.ok()) return secret.status();
     current.access_key_id = *std::move(key);
     current.secret_access_key = *std::move(secret);
     if (token_file_) {
-      absl::StatusOr<std::string> token = token_file_->Current();
+      absl::StatusOr<std::string> token = ValueOf(*token_file_);
       if (!token.ok()) return token.status();
       current.session_token = *std::move(token);
     }

@@ -4,41 +4,15 @@
 // config was loaded. Secrets never appear in errors, logs or Describe().
 #pragma once
 
-#include <sys/types.h>
-
-#include <ctime>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/secret_file.h"
 #include "objstore/sigv4.h"
 #include "rayagg/config.h"
 
 namespace rayagg::s3 {
-
-// One secret file: its content without surrounding blanks, re-read when its
-// identity, size or modification time changes.
-class SecretFile {
- public:
-  // `key` names the config key in messages ("s3.secret_access_key_file").
-  SecretFile(std::string key, std::string path) : key_(std::move(key)), path_(std::move(path)) {}
-  absl::StatusOr<std::string> Current();
-  const std::string& path() const { return path_; }
-
- private:
-  struct Version {
-    dev_t device = 0;
-    ino_t inode = 0;
-    off_t size = -1;
-    timespec modified{};
-    bool operator==(const Version& other) const;
-  };
-  std::string key_;
-  std::string path_;
-  bool loaded_ = false;
-  Version version_;
-  std::string value_;
-};
 
 class CredentialSource {
  public:

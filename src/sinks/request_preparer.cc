@@ -7,7 +7,9 @@ namespace rayagg {
 RequestPreparer::RequestPreparer(const SinkConfig& config)
     : static_headers_(config.headers.begin(), config.headers.end()),
       compression_(config.compression) {
-  if (!config.bearer_token_file.empty()) token_file_.emplace(config.bearer_token_file);
+  if (!config.bearer_token_file.empty()) {
+    token_file_.emplace(std::string(kBearerTokenFileKey), config.bearer_token_file);
+  }
 }
 
 absl::StatusOr<PreparedRequest> RequestPreparer::Prepare(std::string_view body) {

@@ -9,11 +9,14 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/secret_file.h"
 #include "http/request.h"
 #include "rayagg/config.h"
-#include "sinks/bearer_token_file.h"
 
 namespace rayagg {
+
+// How a sink's token file is named in errors ("bearer_token_file /path: ...").
+inline constexpr std::string_view kBearerTokenFileKey = "bearer_token_file";
 
 struct PreparedRequest {
   // What to send: the gzip'd body when the sink compresses, else the batch
@@ -36,7 +39,7 @@ class RequestPreparer {
 
  private:
   HttpHeaders static_headers_;
-  std::optional<BearerTokenFile> token_file_;
+  std::optional<SecretFile> token_file_;
   Compression compression_;
 };
 

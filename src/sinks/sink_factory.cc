@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/secret_file.h"
 #include "http/tls_context.h"
-#include "sinks/bearer_token_file.h"
 #include "sinks/file_transport.h"
 #include "sinks/http_transport.h"
 #include "sinks/rules/sink_url.h"
@@ -25,7 +25,9 @@ absl::StatusOr<SinkParts> MakeSinkParts(asio::any_io_executor executor, const Si
   // startup rather than with every failed request. Later read errors are
   // retried (the file may be mid-rotation).
   if (!config.bearer_token_file.empty()) {
-    if (auto token = BearerTokenFile(config.bearer_token_file).Current(); !token.ok()) {
+    if (auto token =
+            SecretFile(std::string(kBearerTokenFileKey), config.bearer_token_file).Current();
+        !token.ok()) {
       return absl::InvalidArgumentError("sink " + config.name + ": " +
                                         std::string(token.status().message()));
     }

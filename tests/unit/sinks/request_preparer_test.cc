@@ -1,14 +1,13 @@
-// RequestPreparer and BearerTokenFile: static headers, the bearer token read
-// from a file and re-read when it changes, gzip bodies.
+// RequestPreparer: static headers, the bearer token read from a file and
+// re-read when it changes, gzip bodies. What the token file may hold and its
+// errors are SecretFile's (tests/unit/common/secret_file_test.cc).
 #include "sinks/request_preparer.h"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
-#include <utility>
 
-#include "common/small_file.h"
 #include "support/gunzip.h"
 #include "support/temp_dir.h"
 
@@ -61,46 +60,6 @@ TEST(RequestPreparerTest, BearerTokenIsReadTrimmedAndReReadWhenRotated) {
   prepared = preparer.Prepare("[]");
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(HeaderValue(prepared->headers, "Authorization"), "Bearer second-token-longer");
-}
-
-TEST(RequestPreparerTest, TokenFileProblemsFailWithoutTheContent) {
-  TempDir dir;
-  BearerTokenFile missing(dir.Path("absent"));
-  EXPECT_EQ(missing.Current().status().code(), absl::StatusCode::kUnavailable);
-
-  BearerTokenFile empty(dir.Write("empty", " \n"));
-  EXPECT_FALSE(empty.Current().ok());
-
-  BearerTokenFile two_lines(dir.Write("two-lines", "secret-one\nsecret-two\n"));
-  absl::StatusOr<std::string> token = two_lines.Current();
-  ASSERT_FALSE(token.ok());
-  EXPECT_EQ(std::string(token.status().message()).find("secret"), std::string::npos)
-      << token.status();
-}
-
-// A file over the limit, a device (/dev/zero, whose stat() size is 0) and a
-// FIFO nobody writes to fail at once naming the file, never the content.
-TEST(RequestPreparerTest, TokenFileReadsAreBounded) {
-  TempDir dir;
-  const std::string huge = dir.Write("huge", "canary" + std::string(kMaxSecretFileBytes, 'h'));
-  const std::pair<std::string, std::string> cases[] = {{huge, "larger than"},
-                                                       {"/dev/zero", "not a regular file"},
-                                                       {dir.Fifo("fifo"), "not a regular file"}};
-  for (const auto& [path, why] : cases) {
-    BearerTokenFile file(path);
-    absl::StatusOr<std::string> token = file.Current();
-    ASSERT_FALSE(token.ok()) << path;
-    EXPECT_EQ(token.status().code(), absl::StatusCode::kFailedPrecondition) << token.status();
-    const std::string message(token.status().message());
-    EXPECT_NE(message.find("bearer_token_file " + path), std::string::npos) << message;
-    EXPECT_NE(message.find(why), std::string::npos) << message;
-    EXPECT_EQ(message.find("canary"), std::string::npos) << message;
-  }
-  // Exactly the limit is a token.
-  BearerTokenFile at_limit(dir.Write("limit", std::string(kMaxSecretFileBytes, 't')));
-  absl::StatusOr<std::string> token = at_limit.Current();
-  ASSERT_TRUE(token.ok()) << token.status();
-  EXPECT_EQ(token->size(), kMaxSecretFileBytes);
 }
 
 TEST(RequestPreparerTest, RemovedTokenFileFailsTheAttemptAndRecovers) {
