@@ -71,7 +71,9 @@ absl::Status Daemon::Start() {
   for (const SinkConfig& sink_config : config_.sinks) {
     absl::Status made;
     if (IsObjectStoreSinkUrl(sink_config.url)) {
-      auto sink = MakeObjectSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_);
+      // With the spool on, the writer and its numbering outlive the process.
+      auto sink = MakeObjectSink(asio::make_strand(io_), sink_config, log_, *logger_, clock_,
+                                 config_.spool.dir);
       if (sink.ok()) {
         (*sink)->ReportSenderDrops(ingest_counters_.sender_dropped_task_attempts);
         object_sinks_.push_back(*std::move(sink));

@@ -41,6 +41,7 @@ CREATE TABLE objects(
   size INTEGER NOT NULL, events INTEGER NOT NULL, bad_lines INTEGER NOT NULL,
   error TEXT NOT NULL, writer TEXT NOT NULL, seq_first INTEGER NOT NULL,
   seq_last INTEGER NOT NULL, writer_drops INTEGER NOT NULL, manifest_events INTEGER NOT NULL,
+  seq_void TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(session_id, key)) WITHOUT ROWID;
 CREATE INDEX objects_by_writer ON objects(writer, seq_first);
 CREATE TABLE tasks(
@@ -95,6 +96,9 @@ CREATE TABLE summary(
 constexpr std::string_view kMigrations[] = {
     // 1 -> 2: the manifest check reads each writer's objects in every session.
     "CREATE INDEX IF NOT EXISTS objects_by_writer ON objects(writer, seq_first);",
+    // 2 -> 3: the ranges a manifest declares void (rayagg-seq-void); objects
+    // indexed before have none on record.
+    "ALTER TABLE objects ADD COLUMN seq_void TEXT NOT NULL DEFAULT '';",
 };
 static_assert(static_cast<int64_t>(std::size(kMigrations)) == kIndexSchemaVersion - 1);
 

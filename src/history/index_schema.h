@@ -15,7 +15,7 @@
 namespace rayagg::history {
 
 // 2: objects_by_writer (migrated from 1 in place).
-inline constexpr int64_t kIndexSchemaVersion = 2;
+inline constexpr int64_t kIndexSchemaVersion = 3;
 
 struct OpenedIndex {
   std::unique_ptr<SqliteDb> db;

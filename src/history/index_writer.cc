@@ -556,7 +556,8 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
     }
     absl::StatusOr<SqliteStatement*> put = db_.Cached(
         "INSERT OR REPLACE INTO objects(session_id, key, size, events, bad_lines, error, writer, "
-        "seq_first, seq_last, writer_drops, manifest_events) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+        "seq_first, seq_last, writer_drops, manifest_events, seq_void) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!put.ok()) return put.status();
     (*put)
         ->Bind(1, session_id)
@@ -569,7 +570,8 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
         .Bind(8, object.seq_first)
         .Bind(9, object.seq_last)
         .Bind(10, object.writer_drops)
-        .Bind(11, object.manifest_events);
+        .Bind(11, object.manifest_events)
+        .BindText(12, object.seq_void);
     if (absl::Status ran = (*put)->Run(); !ran.ok()) return ran;
   }
   for (const PrefixProgress& progress : batch.progress) {

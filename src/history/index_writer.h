@@ -43,6 +43,7 @@ struct ObjectOutcome {
   // The writer manifest (our sink's object metadata), when present.
   std::string writer;
   int64_t seq_first = -1, seq_last = -1, writer_drops = -1, manifest_events = -1;
+  std::string seq_void;  // rayagg-seq-void when well-formed, else ""
 };
 
 struct PrefixProgress {

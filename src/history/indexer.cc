@@ -8,6 +8,7 @@
 
 #include "common/text.h"
 #include "history/index_schema.h"
+#include "objstore/rules/seq_ranges.h"
 
 namespace rayagg::history {
 namespace {
@@ -357,6 +358,7 @@ absl::Status Indexer::IndexObjects(SessionState& session,
           if (name == "rayagg-seq-last") number(outcome.seq_last);
           if (name == "rayagg-drops") number(outcome.writer_drops);
           if (name == "rayagg-events") number(outcome.manifest_events);
+          if (name == "rayagg-seq-void" && ParseSeqRanges(value).ok()) outcome.seq_void = value;
           if (name == "rayagg-dropped-task-attempts") {
             int64_t dropped = 0;
             number(dropped);

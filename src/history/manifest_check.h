@@ -3,7 +3,9 @@
 // writer numbers its events 1..N across every object it cuts, whatever the
 // session, so the union of the seq ranges the index holds for a writer shows
 // the gaps — objects given up (the writer's drop counter grew by at least as
-// much) or missing from the store (it did not).
+// much) or missing from the store (it did not). Ranges a manifest declares
+// void (rayagg-seq-void: numbers a writer kept across a restart had handed to
+// uploads that never confirmed) count as covered.
 #pragma once
 
 #include <cstdint>

@@ -39,6 +39,7 @@ ObjectMetadata CutObject::Manifest(std::string_view writer) const {
     manifest.emplace_back("rayagg-dropped-task-attempts",
                           std::to_string(sender_dropped_task_attempts));
   }
+  if (!void_ranges.empty()) manifest.emplace_back("rayagg-seq-void", FormatSeqRanges(void_ranges));
   return manifest;
 }
 
@@ -48,7 +49,8 @@ ObjectAssembler::ObjectAssembler(EventReader& reader, EventReader::CursorId curs
       cursor_(cursor),
       options_(std::move(options)),
       encoder_(std::move(encoder)),
-      drops_(drops) {}
+      drops_(drops),
+      next_seq_(std::max<uint64_t>(options_.first_seq, 1)) {}
 
 ObjectAssembler::ReadReport ObjectAssembler::Read(size_t max_events, SteadyTime now,
                                                   WallTime wall_now) {

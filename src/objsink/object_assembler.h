@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "objstore/rules/kuberay_layout.h"
+#include "objstore/rules/seq_ranges.h"
 #include "rayagg/clock.h"
 #include "rayagg/config.h"
 #include "rayagg/drop_counters.h"
@@ -67,6 +68,10 @@ struct CutObject {
   // task_events_metadata) since the writer's previous object: set by the
   // sink when the upload starts; 0 is not written.
   uint64_t sender_dropped_task_attempts = 0;
+  // Ranges of the writer's numbers an earlier run handed to uploads that
+  // never confirmed (objsink/writer_state.h): set by the sink when the
+  // upload starts; written as rayagg-seq-void when not empty.
+  std::vector<SeqRange> void_ranges;
 
   size_t events() const { return types.size(); }
   // x-amz-meta-rayagg-* (docs/OBJECT_STORE.md).
@@ -79,6 +84,7 @@ class ObjectAssembler {
     ObjectBatchConfig limits{};
     kuberay::ClusterIdentity cluster{};
     std::string default_node_id_hex{};  // for events without a nodeId; "" drops them
+    uint64_t first_seq = 1;             // the first object's seq-first (a resumed writer)
   };
 
   // What one Read did besides filing events (already counted in `drops`).
@@ -177,7 +183,7 @@ class ObjectAssembler {
   EventBatch read_;                           // one read, reused
   uint64_t open_bytes_ = 0;
   uint64_t held_bytes_ = 0;
-  uint64_t next_seq_ = 1;
+  uint64_t next_seq_;
   int64_t last_created_nanos_ = 0;
 };
 

@@ -10,6 +10,9 @@ namespace {
 
 // Events per read from the cursor: the budget may be passed by one read.
 constexpr size_t kReadEvents = 1000;
+// Void ranges one manifest declares (about 40 bytes each, within S3's 2 KB
+// of user metadata); the rest go with the following objects.
+constexpr size_t kMaxVoidRangesPerManifest = 16;
 
 std::string RandomWriterId() {
   std::random_device device;
@@ -41,7 +44,7 @@ ObjectSink::ObjectSink(asio::any_io_executor executor, SinkConfig config,
                        kuberay::ClusterIdentity cluster, EventReader& reader,
                        std::unique_ptr<ObjectStore> store,
                        std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger,
-                       Clock& clock)
+                       Clock& clock, std::string writer_state_path)
     : executor_(std::move(executor)),
       name_(config.name),
       config_(std::move(config)),
@@ -50,23 +53,85 @@ ObjectSink::ObjectSink(asio::any_io_executor executor, SinkConfig config,
       logger_(logger),
       clock_(clock),
       cluster_(cluster),
+      writer_state_path_(std::move(writer_state_path)),
       writer_(RandomWriterId()),
       slot_count_(std::max<uint32_t>(config_.max_in_flight, 1)),
       planner_(config_.retry),
       random_(std::random_device{}()),
       wake_timer_(clock_.MakeTimer(executor_)) {
+  if (!writer_state_path_.empty()) LoadWriterState();
   cursor_ = reader_.AddCursor(config_.event_types, drops_, [this] { OnEventsAvailable(); });
-  assembler_.emplace(
-      reader_, cursor_,
-      ObjectAssembler::Options{
-          .limits = config_.object, .cluster = cluster_, .default_node_id_hex = config_.node_id},
-      std::move(encoder), drops_);
+  assembler_.emplace(reader_, cursor_,
+                     ObjectAssembler::Options{.limits = config_.object,
+                                              .cluster = cluster_,
+                                              .default_node_id_hex = config_.node_id,
+                                              .first_seq = next_upload_seq_},
+                     std::move(encoder), drops_);
   if (config_.when_full == WhenFull::kBlock) {
     reader_.BlockWhenFull(cursor_, config_.name, counters_.refused_requests);
   }
 }
 
 ObjectSink::~ObjectSink() { reader_.RemoveCursor(cursor_); }
+
+void ObjectSink::LoadWriterState() {
+  absl::StatusOr<WriterState> loaded = rayagg::LoadWriterState(writer_state_path_);
+  if (!loaded.ok()) {
+    if (absl::IsNotFound(loaded.status())) {
+      logger_.info("object sink starts a new writer sink={} writer={} state={}", name_, writer_,
+                   writer_state_path_);
+      return;
+    }
+    // Not fatal: a daemon that refused to start over it would crash-loop.
+    // A new writer only costs the reader the proof across this restart.
+    object_counters_.writer_state_resets.fetch_add(1, std::memory_order_relaxed);
+    logger_.error(
+        "object sink writer state unreadable; starting a new writer (the manifests cannot prove "
+        "completeness across this restart) sink={} state={} writer={} error={}",
+        name_, writer_state_path_, writer_, std::string(loaded.status().message()));
+    return;
+  }
+  writer_ = loaded->writer;
+  next_upload_seq_ = loaded->next_seq;
+  earlier_drops_ = loaded->drops;
+  // What the last run handed to uploads and never saw settle: its events
+  // are still in the spool and get new numbers now.
+  std::vector<SeqRange> to_void = std::move(loaded->void_ranges);
+  to_void.insert(to_void.end(), loaded->pending.begin(), loaded->pending.end());
+  void_ranges_ = MergeSeqRanges(std::move(to_void));
+  logger_.info(
+      "object sink resumes its writer sink={} writer={} next_seq={} void_ranges={} state={}", name_,
+      writer_, next_upload_seq_, FormatSeqRanges(void_ranges_), writer_state_path_);
+}
+
+void ObjectSink::SaveWriterState() {
+  if (writer_state_path_.empty()) return;
+  WriterState state{.writer = writer_,
+                    .next_seq = next_upload_seq_,
+                    .drops = earlier_drops_ + drops_.Total(),
+                    .void_ranges = void_ranges_};
+  for (const auto& [first, last] : unsettled_) state.pending.push_back({first, last});
+  state.pending = MergeSeqRanges(std::move(state.pending));
+  const absl::Status saved = rayagg::SaveWriterState(writer_state_path_, state);
+  if (saved.ok()) return;
+  // Uploads go on: a lost save only weakens what the next run's manifests
+  // can prove.
+  object_counters_.writer_state_write_errors.fetch_add(1, std::memory_order_relaxed);
+  if (auto suppressed = state_log_limiter_.Allow(clock_.Now())) {
+    logger_.error("object sink cannot save its writer state sink={} error={} suppressed_errors={}",
+                  name_, std::string(saved.message()), *suppressed);
+  }
+}
+
+void ObjectSink::Settled(const CutObject& object, bool stored) {
+  unsettled_.erase(object.seq_first);
+  if (!stored) return;
+  // Declared: the ranges need not go into another manifest.
+  std::erase_if(void_ranges_, [&object](const SeqRange& range) {
+    return std::find(object.void_ranges.begin(), object.void_ranges.end(), range) !=
+           object.void_ranges.end();
+  });
+}
 
 void ObjectSink::Start() {
   logger_.info(
@@ -135,6 +200,9 @@ void ObjectSink::LogRead(const ObjectAssembler::ReadReport& report) {
 }
 
 asio::awaitable<void> ObjectSink::Run() {
+  // At once: a corrupt file is replaced, and the void ranges stay on record
+  // until a manifest declares them.
+  SaveWriterState();
   while (true) {
     while (assembler_->can_read() && reader_.HasUnread(cursor_)) {
       LogRead(assembler_->Read(kReadEvents, clock_.Now(), clock_.WallNow()));
@@ -172,20 +240,35 @@ asio::awaitable<void> ObjectSink::Run() {
   if (DrainExpired() && !reader_.KeepsUnsentAcrossRestarts()) {
     assembler_->DropAll(DropReason::kShutdown);
   }
+  SaveWriterState();
   PublishGauges();
   logger_.info("sink stopped sink={} sent_events={} objects={} dropped_events={}", name_,
                counters_.sent_events.load(), counters_.sent_batches.load(), drops_.Total());
 }
 
 void ObjectSink::StartUploads() {
-  while (uploads_in_flight_ < slot_count_ && assembler_->has_cut()) {
-    ++uploads_in_flight_;
+  std::vector<CutObject> starting;
+  while (uploads_in_flight_ + starting.size() < slot_count_ && assembler_->has_cut()) {
     CutObject object = assembler_->TakeCut();
     if (sender_dropped_task_attempts_ != nullptr) {
       const uint64_t reported = sender_dropped_task_attempts_->load(std::memory_order_relaxed);
       object.sender_dropped_task_attempts = reported - reported_sender_drops_;
       reported_sender_drops_ = reported;
     }
+    // The drop counter runs over the writer's whole stream, earlier runs
+    // included, or a reader could not explain this run's gaps.
+    object.writer_drops += earlier_drops_;
+    const size_t declared = std::min(void_ranges_.size(), kMaxVoidRangesPerManifest);
+    object.void_ranges.assign(void_ranges_.begin(), void_ranges_.begin() + declared);
+    unsettled_[object.seq_first] = object.seq_last;
+    next_upload_seq_ = std::max(next_upload_seq_, object.seq_last + 1);
+    starting.push_back(std::move(object));
+  }
+  if (starting.empty()) return;
+  // Before any of these numbers can reach the store.
+  SaveWriterState();
+  for (CutObject& object : starting) {
+    ++uploads_in_flight_;
     // Not detached: Run waits for every upload before it ends, and the
     // handler runs on this strand.
     asio::co_spawn(executor_, Upload(std::move(object)),
@@ -221,6 +304,7 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
   UploadHistory history{.first_attempt = clock_.Now()};
   std::unique_ptr<Timer> timer = clock_.MakeTimer(executor_);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  bool stored = false;
   while (true) {
     if (DrainExpired()) {
       // With a spool the events stay on disk, unreleased, for the next run.
@@ -239,6 +323,7 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
     request_stats_.Record(clock_.Now() - started, status.ok(), RequestFailureReason(status));
     if (decision.action == UploadDecision::Action::kDone) {
       CountUploaded(object);
+      stored = true;
       break;
     }
     counters_.failed_attempts.fetch_add(1, std::memory_order_relaxed);
@@ -267,6 +352,7 @@ asio::awaitable<void> ObjectSink::Upload(CutObject object) {
     }
     upload_timers_.erase(timer.get());
   }
+  Settled(object, stored);
   assembler_->Finish(object);
   PublishGauges();
 }

@@ -14,6 +14,13 @@
 // (upload_planner.h); only then are the object's events released through
 // the read seam. With the store down the budget fills, the sink stops
 // reading and the log's when_full applies.
+//
+// The manifest's writer: random per process; with the disk spool on, kept
+// across restarts in `<spool.dir>/objsink-<name>.json` with its numbering
+// (objsink/writer_state.h). The state is saved before an upload with new
+// numbers starts (so no number is handed out twice) and at the end of Run;
+// that an upload finished is saved lazily, with the next save — a crash in
+// between only declares the object's range void although it is stored.
 #pragma once
 
 #include <atomic>
@@ -25,10 +32,12 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "objsink/object_assembler.h"
 #include "objsink/upload_planner.h"
+#include "objsink/writer_state.h"
 #include "objstore/rules/kuberay_layout.h"
 #include "ops/log_rate_limiter.h"
 #include "rayagg/clock.h"
@@ -56,6 +65,10 @@ struct ObjectSinkCounters {
   std::atomic<uint64_t> json_bytes{0};    // JSON Lines bytes uploaded, before compression
   std::atomic<uint64_t> markers{0};       // session markers written
   std::atomic<uint64_t> renamed{0};       // objects uploaded again under a new name
+  // The writer state file (spool on): found unreadable or corrupt at start,
+  // so this run is a new writer; failed saves.
+  std::atomic<uint64_t> writer_state_resets{0};
+  std::atomic<uint64_t> writer_state_write_errors{0};
 
   void CountFailure(const std::string& reason) {
     MutexLock lock(mutex_);
@@ -77,9 +90,12 @@ class ObjectSink {
  public:
   // `store` must have been made on `executor` (a strand of the sink's own).
   // Registers the cursor with `reader` at once. `clock` outlives the sink.
+  // `writer_state_path` (objsink/writer_state.h): where the writer is kept
+  // across restarts, read here; "" for a new writer per process (no spool).
   ObjectSink(asio::any_io_executor executor, SinkConfig config, kuberay::ClusterIdentity cluster,
              EventReader& reader, std::unique_ptr<ObjectStore> store,
-             std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger, Clock& clock);
+             std::unique_ptr<EventJsonEncoder> encoder, spdlog::logger& logger, Clock& clock,
+             std::string writer_state_path = "");
   ~ObjectSink();
   ObjectSink(const ObjectSink&) = delete;
   ObjectSink& operator=(const ObjectSink&) = delete;
@@ -109,7 +125,8 @@ class ObjectSink {
   const DropCounters& drops() const { return drops_; }
   const SinkRequestStats& request_stats() const { return request_stats_; }
   EventReader::CursorId cursor() const { return cursor_; }
-  // The manifest's writer id: random per process.
+  // The manifest's writer id: random per process, or kept in the writer
+  // state file.
   const std::string& writer() const { return writer_; }
   std::string Describe() const { return store_->Describe(); }
 
@@ -125,6 +142,12 @@ class ObjectSink {
   void LogFailure(const absl::Status& status, const UploadDecision& decision);
   void OnEventsAvailable();
   void PublishGauges();
+  // The constructor: the writer, its next number and what to declare void.
+  void LoadWriterState();
+  // On the strand; failures are counted and logged, never fatal.
+  void SaveWriterState();
+  // After `object`'s upload succeeded or was given up.
+  void Settled(const CutObject& object, bool stored);
   DeliveryTimes TimesNow() const;
   bool DrainExpired() const;
 
@@ -136,7 +159,8 @@ class ObjectSink {
   spdlog::logger& logger_;
   Clock& clock_;
   const kuberay::ClusterIdentity cluster_;
-  const std::string writer_;
+  const std::string writer_state_path_;
+  std::string writer_;  // set by the constructor
   const size_t slot_count_;
 
   SinkCounters counters_;
@@ -154,6 +178,14 @@ class ObjectSink {
   UploadPlanner planner_;
   std::mt19937_64 random_;
   std::set<std::string> marked_sessions_;
+  // The writer state (with writer_state_path_): the first number not yet
+  // handed to an upload, the drops of earlier runs, the ranges of uploads
+  // not settled (first -> last), the ranges still to declare void.
+  uint64_t next_upload_seq_ = 1;
+  uint64_t earlier_drops_ = 0;
+  std::map<uint64_t, uint64_t> unsettled_;
+  std::vector<SeqRange> void_ranges_;
+  LogRateLimiter state_log_limiter_{std::chrono::seconds(60)};
   std::set<Timer*> upload_timers_;  // retry waits; Drain() cuts them short
   size_t uploads_in_flight_ = 0;
   std::unique_ptr<Timer> wake_timer_;

@@ -10,7 +10,8 @@ namespace rayagg {
 absl::StatusOr<std::unique_ptr<ObjectSink>> MakeObjectSink(asio::any_io_executor executor,
                                                            const SinkConfig& config,
                                                            EventReader& reader,
-                                                           spdlog::logger& logger, Clock& clock) {
+                                                           spdlog::logger& logger, Clock& clock,
+                                                           const std::string& spool_dir) {
   auto failed = [&config](const absl::Status& status) {
     return absl::InvalidArgumentError(
         strings::Cat("sink ", config.name, ": ", strings::View(status.message())));
@@ -39,8 +40,10 @@ absl::StatusOr<std::unique_ptr<ObjectSink>> MakeObjectSink(asio::any_io_executor
         config.name);
   }
   // camelCase: the history server reads the keys Ray's agent sends.
-  return std::make_unique<ObjectSink>(std::move(executor), config, std::move(cluster), reader,
-                                      *std::move(store), MakeFastJsonEncoder({}), logger, clock);
+  return std::make_unique<ObjectSink>(
+      std::move(executor), config, std::move(cluster), reader, *std::move(store),
+      MakeFastJsonEncoder({}), logger, clock,
+      spool_dir.empty() ? std::string() : WriterStatePath(spool_dir, config.name));
 }
 
 }  // namespace rayagg

@@ -2,7 +2,8 @@
 // ingest and a real loopback sink: a request is answered only once its
 // events are in the segment files, the sinks still get everything, a clean
 // stop leaves the sinks' positions in the ledger, a second daemon on the
-// directory is refused, and /readyz names the spool's state.
+// directory is refused, /readyz names the spool's state, and an object-store
+// sink keeps its writer across a restart so its manifests show no gap.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,11 +16,15 @@
 #include <vector>
 
 #include "common/real_clock.h"
+#include "history/index_schema.h"
+#include "history/manifest_check.h"
 #include "http/http_client.h"
+#include "objsink/object_sink.h"
 #include "spool/ledger.h"
 #include "spool/spool.h"
 #include "support/daemon_fixture.h"
 #include "support/metrics_scrape.h"
+#include "support/object_events.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
 #include "support/temp_dir.h"
@@ -311,6 +316,110 @@ TEST_F(SpoolDaemonTest, MetricsShowTheSpoolAndEachSinksBacklog) {
   EXPECT_GE(
       page->Value("rayagg_sink_oldest_unsent_age_seconds", {{"sink", "collector"}}).value_or(-1),
       0);
+}
+
+// An object-store sink (dir://) over a restart on the same spool: the
+// first run's upload of one session's object keeps failing (a file stands
+// where the session's directory must go) until the drain deadline, so its
+// numbers were handed out but never stored; the second run keeps the writer,
+// uploads those events again from the spool under new numbers and declares
+// the old ones void. ray-task-history's manifest check over every object
+// then finds one writer and no gap.
+TEST_F(SpoolDaemonTest, AnObjectSinkKeepsItsWriterAcrossARestartWithNoGap) {
+  const std::string bucket = dir_.Path("bucket");
+  std::filesystem::create_directory(bucket);
+  auto config = [&] {
+    SinkConfig sink;
+    sink.name = "history";
+    sink.url = "dir://" + bucket;
+    sink.event_types = EventTypeFilter::All();
+    sink.cluster = ClusterConfig{.namespace_name = "ns", .name = "c", .kind = "raycluster"};
+    sink.object.max_age = Duration(50);
+    sink.retry.initial_backoff = Duration(10);
+    sink.retry.max_backoff = Duration(50);
+    Config daemon = TestConfig({sink});
+    daemon.spool.dir = dir_.Path("spool");
+    daemon.spool.max_bytes = 4 << 20;
+    daemon.spool.segment_bytes = 1 << 20;
+    return daemon;
+  };
+  const std::string stuck_session = "session_2026-01-02_00-00-00_000000_2";
+  std::vector<RayEvent> stored, stuck;
+  for (int i = 0; i < 12; ++i) stored.push_back(ObjectTestEvent(i));
+  for (int i = 12; i < 20; ++i) stuck.push_back(ObjectTestEvent(i, stuck_session));
+  const std::string blocker = bucket + "/cluster-history/raycluster/ns/c/" + stuck_session;
+  std::string writer;
+  {
+    DaemonHarness first(config());
+    ASSERT_TRUE(first.start_status().ok()) << first.start_status();
+    const ObjectSink& sink = *first.daemon().object_sinks().at(0);
+    writer = sink.writer();
+    ASSERT_TRUE(first.AddEvents(stored).ok());
+    ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == stored.size(); }));
+    WriteWholeFile(blocker, "not a directory");
+    ASSERT_TRUE(first.AddEvents(stuck).ok());
+    ASSERT_TRUE(WaitFor([&] { return sink.counters().failed_attempts.load() >= 1; }));
+    first.Stop();  // the drain deadline passes with the upload still failing
+    EXPECT_EQ(sink.drops().Total(), 0u) << "kept in the spool for the next run";
+  }
+  std::filesystem::remove(blocker);
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(config()));
+  const ObjectSink& sink = *harness().daemon().object_sinks().at(0);
+  EXPECT_EQ(sink.writer(), writer);
+  EXPECT_EQ(sink.object_counters().writer_state_resets.load(), 0u);
+  ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == stuck.size(); }));
+  StopDaemon();
+
+  // Every event object's manifest into an index, as ray-task-history's
+  // indexer puts it there, then its check per session.
+  absl::StatusOr<history::OpenedIndex> index =
+      history::OpenIndexForWriting(dir_.Path("index"), 1 << 20);
+  ASSERT_TRUE(index.ok()) << index.status();
+  history::SqliteDb& db = *index->db;
+  std::map<std::string, int64_t> sessions;
+  std::string declared_void;
+  absl::StatusOr<ListObjectsPage> page = DirObjectStore::ListBlocking(bucket, {});
+  ASSERT_TRUE(page.ok()) << page.status();
+  for (const ObjectInfo& info : page->objects) {
+    if (!info.key.starts_with("cluster-history/")) continue;
+    absl::StatusOr<StoredObject> object = DirObjectStore::GetBlocking(bucket, {.key = info.key});
+    ASSERT_TRUE(object.ok()) << object.status();
+    std::map<std::string, std::string> manifest(object->metadata.begin(), object->metadata.end());
+    EXPECT_EQ(manifest["rayagg-writer"], writer) << info.key;
+    if (!manifest["rayagg-seq-void"].empty()) declared_void = manifest["rayagg-seq-void"];
+    const std::string session =
+        info.key.find(stuck_session) != std::string::npos ? stuck_session : std::string(kSession);
+    const int64_t id =
+        sessions.emplace(session, static_cast<int64_t>(sessions.size()) + 1).first->second;
+    absl::StatusOr<history::SqliteStatement> insert = db.Prepare(
+        "INSERT OR IGNORE INTO sessions(id, cluster, kind, namespace, owner, cluster_name, name) "
+        "VALUES (?, 'c', 'raycluster', 'ns', '', 'c', ?)");
+    ASSERT_TRUE(insert.ok()) << insert.status();
+    insert->Bind(1, id).BindText(2, session);
+    ASSERT_TRUE(insert->Run().ok());
+    absl::StatusOr<history::SqliteStatement> put = db.Prepare(
+        "INSERT INTO objects(session_id, key, size, events, bad_lines, error, writer, seq_first, "
+        "seq_last, writer_drops, manifest_events, seq_void) VALUES (?,?,0,0,0,'',?,?,?,?,0,?)");
+    ASSERT_TRUE(put.ok()) << put.status();
+    put->Bind(1, id)
+        .BindText(2, info.key)
+        .BindText(3, manifest["rayagg-writer"])
+        .Bind(4, static_cast<int64_t>(std::stoll(manifest["rayagg-seq-first"])))
+        .Bind(5, static_cast<int64_t>(std::stoll(manifest["rayagg-seq-last"])))
+        .Bind(6, static_cast<int64_t>(std::stoll(manifest["rayagg-drops"])))
+        .BindText(7, manifest["rayagg-seq-void"]);
+    ASSERT_TRUE(put->Run().ok());
+  }
+  // The first run's numbers for the stuck object, 13..20, were never stored.
+  EXPECT_EQ(declared_void, "13-20");
+  ASSERT_EQ(sessions.size(), 2u);
+  for (const auto& [name, id] : sessions) {
+    absl::StatusOr<history::ManifestReport> report = history::CheckManifests(db, id);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->writers, 1) << name;
+    EXPECT_EQ(report->gaps, 0) << name;
+    EXPECT_EQ(report->missing_events, 0) << name;
+  }
 }
 
 }  // namespace

@@ -166,13 +166,18 @@ def read_bucket(args):
             manifest_events += int(meta["rayagg-events"])
             first, last = int(meta["rayagg-seq-first"]), int(meta["rayagg-seq-last"])
             assert last - first + 1 == int(meta["rayagg-events"]) == len(lines), key
-            writer = writers.setdefault(meta["rayagg-writer"], {"ranges": [], "drops": 0})
+            writer = writers.setdefault(meta["rayagg-writer"],
+                                        {"ranges": [], "void": [], "drops": 0})
             writer["ranges"].append((first, last))
+            # Numbers a writer kept across a restart declares unused: covered.
+            for item in filter(None, meta.get("rayagg-seq-void", "").split(",")):
+                void_first, void_last = item.split("-")
+                writer["void"].append((int(void_first), int(void_last)))
             writer["drops"] = max(writer["drops"], int(meta["rayagg-drops"]))
-    # Completeness per writer: the union of ranges is 1..N; gaps must be
-    # covered by the writer's drop count.
+    # Completeness per writer: the union of ranges (void ones included) is
+    # 1..N; gaps must be covered by the writer's drop count.
     for writer in writers.values():
-        ranges = sorted(writer["ranges"])
+        ranges = sorted(writer["ranges"] + writer["void"])
         expected, gaps = 1, 0
         for first, last in ranges:
             if first > expected:
@@ -180,8 +185,8 @@ def read_bucket(args):
             expected = max(expected, last + 1)
         writer["gaps"] = gaps
         writer["complete"] = gaps <= writer["drops"]
-        writer["events"] = sum(last - first + 1 for first, last in ranges)
-        del writer["ranges"]
+        writer["events"] = sum(last - first + 1 for first, last in writer["ranges"])
+        del writer["ranges"], writer["void"]
     print(json.dumps({
         "keys": len(keys), "unparsed": unparsed, "markers": sorted(markers),
         "sessions": sorted(sessions), "events": events, "manifest_events": manifest_events,

@@ -1,7 +1,8 @@
 // The manifest check over a real index: each writer's seq ranges in every
 // session, gaps before a session's objects, explained by the writer's drop
-// counter or reported as missing; and the schema migration that added the
-// writer index keeps what an index of version 1 held.
+// counter or reported as missing, ranges declared void covered; and the
+// schema migrations (the writer index, the void column) keep what an older
+// index held.
 #include "history/manifest_check.h"
 
 #include <gtest/gtest.h>
@@ -27,13 +28,17 @@ class ManifestCheckTest : public ::testing::Test {
 
   // One object of `writer` with events first..last and the writer's drop
   // count at its cut.
+  // `void_ranges`: its rayagg-seq-void.
   void Object(int64_t session, const std::string& writer, int64_t first, int64_t last,
-              int64_t drops) {
+              int64_t drops, const std::string& void_ranges = "") {
     const std::string key = strings::Cat("k", ++objects_);
-    ASSERT_TRUE(db_->Exec(strings::Cat("INSERT INTO objects VALUES (", session, ", '", key,
-                                       "', 1, 1, 0, '', '", writer, "', ", first, ", ", last, ", ",
-                                       drops, ", ", last - first + 1, ")"))
-                    .ok());
+    ASSERT_TRUE(
+        db_->Exec(strings::Cat("INSERT INTO objects(session_id, key, size, events, "
+                               "bad_lines, error, writer, seq_first, seq_last, "
+                               "writer_drops, manifest_events, seq_void) VALUES (",
+                               session, ", '", key, "', 1, 1, 0, '', '", writer, "', ", first, ", ",
+                               last, ", ", drops, ", ", last - first + 1, ", '", void_ranges, "')"))
+            .ok());
   }
 
   ManifestReport Check(int64_t session) {
@@ -83,9 +88,56 @@ TEST_F(ManifestCheckTest, AWritersObjectsInAnotherSessionAreNoGap) {
   EXPECT_EQ(second.missing_events, 10);
 }
 
+// A writer kept across a restart (spool on) declares void the numbers its
+// last run had handed to uploads that never confirmed: covered, no gap,
+// wherever the declaring object is; an object stored under such numbers
+// anyway only overlaps.
+TEST_F(ManifestCheckTest, RangesDeclaredVoidAreCovered) {
+  Object(1, "w1", 1, 10, 0);
+  Object(1, "w1", 11, 15, 0);                 // stored, and also declared void below
+  Object(1, "w1", 31, 40, 0, "11-20");        // the restart: 11..20 void, 21..30 below
+  Object(2, "w1", 41, 50, 0, "21-25,26-30");  // declared in another session's object
+  for (int64_t session : {1, 2}) {
+    const ManifestReport report = Check(session);
+    EXPECT_EQ(report.writers, 1);
+    EXPECT_EQ(report.gaps, 0) << session;
+    EXPECT_EQ(report.gap_events, 0) << session;
+    EXPECT_EQ(report.missing_events, 0) << session;
+  }
+}
+
+// A void range covers only itself: an object missing before it, or after
+// it, is still a gap of the session of the next object.
+TEST_F(ManifestCheckTest, ARealGapBesideAVoidRangeIsStillReported) {
+  Object(1, "w1", 1, 10, 0);
+  // 11..15 missing; 16..20 void (the restart); 21..22 missing.
+  Object(1, "w1", 23, 30, 0, "16-20");
+  const ManifestReport report = Check(1);
+  EXPECT_EQ(report.gaps, 2);
+  EXPECT_EQ(report.gap_events, 7);
+  EXPECT_EQ(report.missing_events, 7);
+}
+
+TEST_F(ManifestCheckTest, AnIndexOfVersionTwoGainsTheVoidColumn) {
+  Object(1, "w1", 1, 10, 0);
+  ASSERT_TRUE(db_->Exec("ALTER TABLE objects DROP COLUMN seq_void; PRAGMA user_version=2").ok());
+  db_.reset();
+  absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path().string(), 1 << 20);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_TRUE(reopened->migrated);
+  EXPECT_EQ(reopened->found_version, 2);
+  db_ = std::move(reopened->db);
+  Object(1, "w1", 21, 30, 0, "11-20");
+  const ManifestReport report = Check(1);  // the old row reads as no void ranges
+  EXPECT_EQ(report.writers, 1);
+  EXPECT_EQ(report.gaps, 0);
+}
+
 TEST_F(ManifestCheckTest, AnIndexOfVersionOneIsMigratedInPlace) {
   Object(1, "w1", 1, 10, 0);
-  ASSERT_TRUE(db_->Exec("DROP INDEX objects_by_writer; PRAGMA user_version=1").ok());
+  ASSERT_TRUE(db_->Exec("DROP INDEX objects_by_writer; ALTER TABLE objects DROP COLUMN seq_void; "
+                        "PRAGMA user_version=1")
+                  .ok());
   db_.reset();
   absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path().string(), 1 << 20);
   ASSERT_TRUE(reopened.ok()) << reopened.status();

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "buffer/event_log.h"
+#include "objsink/writer_state.h"
 #include "objstore/dir_object_store.h"
 #include "spool/spool.h"
 #include "support/condition_wait.h"
@@ -131,16 +132,30 @@ class ObjectSinkTest : public ::testing::Test {
     return config;
   }
 
-  void Start(SinkConfig config = Config()) {
+  // `writer_state`: the writer state file, as the daemon passes it with a
+  // spool ("" for a new writer per process).
+  void Start(SinkConfig config = Config(), std::string writer_state = "") {
     auto strand = asio::make_strand(io_);
     auto store = std::make_unique<ScriptedStore>(strand, root_.path().string());
     store_ = store.get();
-    sink_ =
-        std::make_unique<ObjectSink>(strand, std::move(config), kCluster, log_, std::move(store),
-                                     MakeFastJsonEncoder({}), logger_, clock_);
+    sink_ = std::make_unique<ObjectSink>(strand, std::move(config), kCluster, log_,
+                                         std::move(store), MakeFastJsonEncoder({}), logger_, clock_,
+                                         std::move(writer_state));
     sink_->ReportSenderDrops(sender_drops_);
     sink_->Start();
     io_thread_.emplace(io_);
+  }
+
+  // After the sink finished: a new sink (a new process's) in its place, on
+  // the same log and store; its cursor starts at the log's end.
+  void Restart(SinkConfig config, std::string writer_state) {
+    io_thread_.reset();
+    io_.restart();
+    io_.poll();  // handlers the old sink posted, while it still exists
+    sink_.reset();
+    store_ = nullptr;
+    io_.restart();
+    Start(std::move(config), std::move(writer_state));
   }
 
   void Append(int first, int count) {
@@ -219,6 +234,7 @@ class ObjectSinkTest : public ::testing::Test {
 
   test::ManualClock clock_;
   test::TempDir root_;
+  test::TempDir state_dir_;  // stands in for spool.dir
   spdlog::logger logger_;
   test::SimulatedFileSystem spool_fs_;
   std::unique_ptr<spool::Spool> spool_;  // UseSpool()
@@ -402,6 +418,75 @@ TEST_F(ObjectSinkTest, WithASpoolWhatIsUnsentAtTheDrainDeadlineIsKeptUnreleased)
   EXPECT_TRUE(log_.HasUnread(sink_->cursor()));
   EXPECT_TRUE(EventObjectKeys().empty());
   EXPECT_EQ(sink_->object_counters().held_bytes.load(), 0u);
+}
+
+// With the spool on, the writer state file keeps the writer across a
+// restart: the next run uploads under the same writer id, continues the
+// numbering, and declares void the range its predecessor had handed to an
+// upload that never succeeded (those events are still in the spool and get
+// new numbers), so a reader sees no gap.
+TEST_F(ObjectSinkTest, ARestartWithTheSameStateFileContinuesTheWritersSequence) {
+  ASSERT_NO_FATAL_FAILURE(UseSpool());
+  const std::string state = WriterStatePath(state_dir_.path().string(), "objects");
+  Start(Config(), state);
+  Append(0, 3);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 3; }));
+  const std::string writer = sink_->writer();
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kUnavailable, "ServiceUnavailable", "x"));
+  Append(3, 2);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());  // cut 4..5; its upload fails
+  ASSERT_TRUE(test::WaitFor([&] { return sink_->counters().failed_attempts.load() >= 1; }));
+  const SteadyTime deadline = clock_.Now() + 5s;
+  sink_->Drain(deadline);
+  clock_.AdvanceTo(deadline);
+  ASSERT_TRUE(sink_->WaitFinished(60s));
+  EXPECT_EQ(sink_->drops().Total(), 0u);
+  absl::StatusOr<WriterState> saved = LoadWriterState(state);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->writer, writer);
+  EXPECT_EQ(saved->next_seq, 6u);
+  EXPECT_EQ(saved->pending, (std::vector<SeqRange>{{4, 5}}));
+
+  Restart(Config(), state);
+  EXPECT_EQ(sink_->writer(), writer);
+  EXPECT_EQ(sink_->object_counters().writer_state_resets.load(), 0u);
+  Append(5, 4);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 4; }));
+  EXPECT_EQ(ManifestValues("rayagg-writer"), (std::vector<std::string>{writer, writer}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-first"), (std::vector<std::string>{"1", "6"}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-last"), (std::vector<std::string>{"3", "9"}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-void"), (std::vector<std::string>{"", "4-5"}));
+
+  // Declared once: the next clean stop's state has nothing left to void.
+  sink_->Drain(clock_.Now());
+  ASSERT_TRUE(sink_->WaitFinished(60s));
+  saved = LoadWriterState(state);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->next_seq, 10u);
+  EXPECT_TRUE(saved->pending.empty());
+  EXPECT_TRUE(saved->void_ranges.empty());
+}
+
+// A state file that cannot be read back (torn, edited, another version)
+// must not stop the sink: it starts a new writer, counts it, and replaces
+// the file with its own state.
+TEST_F(ObjectSinkTest, ACorruptStateFileStartsANewWriterAndIsCounted) {
+  const std::string state = WriterStatePath(state_dir_.path().string(), "objects");
+  test::WriteWholeFile(state, R"({"version": 1, "writer": "00112233)");
+  Start(Config(), state);
+  EXPECT_EQ(sink_->object_counters().writer_state_resets.load(), 1u);
+  Append(0, 2);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 2; }));
+  EXPECT_EQ(ManifestValues("rayagg-writer"), (std::vector<std::string>{sink_->writer()}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-first"), (std::vector<std::string>{"1"}));
+  absl::StatusOr<WriterState> saved = LoadWriterState(state);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->writer, sink_->writer());
+  EXPECT_EQ(saved->next_seq, 3u);
+  EXPECT_EQ(sink_->object_counters().writer_state_write_errors.load(), 0u);
 }
 
 }  // namespace
