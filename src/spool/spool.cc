@@ -92,7 +92,7 @@ void Spool::StartManual(RecordSource& source, SpoolListener& listener, uint64_t 
   source_ = &source;
   listener_ = &listener;
   writer_ = std::make_unique<SpoolWriter>(
-      fs_, segments_, source,
+      fs_, clock_, segments_, source,
       WriterOptions{.sync = options_.sync, .segment_bytes = options_.segment_bytes},
       opened_.next_segment_number, opened_.next_sequence, stream_start);
   MutexLock lock(mutex_);

@@ -4,14 +4,16 @@
 #include <chrono>
 
 #include "common/text.h"
+#include "rayagg/clock.h"
 #include "spool/format.h"
 
 namespace rayagg::spool {
 
-SpoolWriter::SpoolWriter(FileSystem& fs, SegmentSet& segments, RecordSource& source,
+SpoolWriter::SpoolWriter(FileSystem& fs, Clock& clock, SegmentSet& segments, RecordSource& source,
                          WriterOptions options, uint64_t next_segment, uint64_t next_entry,
                          uint64_t stream_start)
     : fs_(fs),
+      clock_(clock),
       segments_(segments),
       source_(source),
       options_(options),
@@ -27,10 +29,9 @@ absl::Status SpoolWriter::OpenSegment() {
   const std::string path = segments_.PathOf(number);
   absl::StatusOr<std::unique_ptr<File>> file = fs_.Open(path, OpenMode::kCreateNew);
   if (!file.ok()) return file.status();
-  const uint64_t created =
-      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count());
+  const uint64_t created = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.WallNow().time_since_epoch())
+          .count());
   const std::string header = EncodeSegmentHeader(SegmentHeader{.version = kFormatVersion,
                                                                .number = number,
                                                                .sequence_floor = next_entry_,

@@ -25,6 +25,10 @@
 #include "spool/record_source.h"
 #include "spool/segment_set.h"
 
+namespace rayagg {
+class Clock;
+}
+
 namespace rayagg::spool {
 
 enum class SyncMode {
@@ -43,9 +47,11 @@ struct WriterOptions {
 class SpoolWriter {
  public:
   // `next_segment` and `next_entry` come from OpenSpoolDirectory;
-  // `stream_start` is the source's first position.
-  SpoolWriter(FileSystem& fs, SegmentSet& segments, RecordSource& source, WriterOptions options,
-              uint64_t next_segment, uint64_t next_entry, uint64_t stream_start);
+  // `stream_start` is the source's first position. `clock` (the spool's)
+  // dates each new segment's header; it outlives the writer.
+  SpoolWriter(FileSystem& fs, Clock& clock, SegmentSet& segments, RecordSource& source,
+              WriterOptions options, uint64_t next_segment, uint64_t next_entry,
+              uint64_t stream_start);
   ~SpoolWriter();
 
   // Writes the stream up to `target`, opening or rotating segments as needed.
@@ -73,6 +79,7 @@ class SpoolWriter {
   void SealCurrent(uint64_t readable_end);
 
   FileSystem& fs_;
+  Clock& clock_;
   SegmentSet& segments_;
   RecordSource& source_;
   const WriterOptions options_;

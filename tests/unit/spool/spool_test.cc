@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "support/manual_clock.h"
@@ -217,6 +218,35 @@ TEST_F(SpoolTest, ReleasedSegmentsAreDeletedAndTheLedgerWritten) {
   ASSERT_TRUE(ledger.ok());
   EXPECT_EQ(ledger->state.positions,
             (std::vector<std::pair<std::string, uint64_t>>{{"a", 20}, {"b", 25}}));
+}
+
+// A segment's creation time (its header, and the age of a sink's oldest
+// unsent event) comes from the spool's clock, not from the system's.
+TEST_F(SpoolTest, SegmentsAreDatedByTheSpoolsClock) {
+  auto spool = OpenManual({.segment_bytes = 200, .sync = SyncMode::kNever});
+  auto unix_ms = [&] {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(clock_.WallNow().time_since_epoch())
+            .count());
+  };
+  const uint64_t first_ms = unix_ms();
+  Append(*spool, 300);
+  spool->Pump();
+  clock_.Advance(std::chrono::hours(5));
+  const uint64_t second_ms = unix_ms();
+  Append(*spool, 300);  // the first segment is full: a second one
+  spool->Pump();
+  const std::vector<SegmentInfo> segments = spool->segments().Snapshot();
+  ASSERT_EQ(segments.size(), 2u);
+  const uint64_t expected[] = {first_ms, second_ms};
+  for (size_t i = 0; i < segments.size(); ++i) {
+    EXPECT_EQ(segments[i].created_unix_ms, expected[i]);
+    SegmentHeader header;
+    ASSERT_EQ(
+        DecodeSegmentHeader(fs_.Contents(spool->segments().PathOf(segments[i].number)), header),
+        HeaderState::kValid);
+    EXPECT_EQ(header.created_unix_ms, expected[i]);
+  }
 }
 
 TEST_F(SpoolTest, SecondProcessOnTheDirectoryIsRefused) {
