@@ -572,10 +572,10 @@ EventReader::ReadResult EventLog::ReadFromDisk(Cursor& cursor, uint64_t from, ui
   PositionRange range;
   {
     MutexLock lock(mutex_);
-    if (result.lost_entries + result.lost_parts > 0) {
+    const uint64_t lost = result.lost_entries + result.lost_parts + result.lost_segments;
+    if (lost > 0) {
       // Their types are unknown: the bytes that said them are damaged.
-      cursor.drops->Add(DropReason::kCorrupt, DropCounters::kUntrackedEventType,
-                        result.lost_entries + result.lost_parts);
+      cursor.drops->Add(DropReason::kCorrupt, DropCounters::kUntrackedEventType, lost);
     }
     if (!cursor.removed) {
       cursor.replayed += replayed;

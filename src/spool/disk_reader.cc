@@ -99,6 +99,13 @@ DiskReadResult DiskReader::Read(uint64_t from, uint64_t until, size_t max_entrie
                                 const std::function<void(const DiskEntry&)>& emit) {
   DiskReadResult result{.next = from};
   if (from >= until || max_entries == 0) return result;
+  for (const SegmentSet::MovedAside& aside : segments_.MovedAsideWithin(from, until)) {
+    if (std::find(counted_moved_aside_.begin(), counted_moved_aside_.end(), aside.number) ==
+        counted_moved_aside_.end()) {
+      counted_moved_aside_.push_back(aside.number);
+      ++result.lost_segments;
+    }
+  }
   if (!scanner_ || expected_ != from) {
     if (!Seek(from)) {
       result.next = until;

@@ -36,6 +36,10 @@ struct DiskReadResult {
   size_t entries = 0;         // entries emitted
   uint64_t lost_entries = 0;  // in damaged regions (at least one per region)
   uint64_t lost_parts = 0;    // coalesced parts that could not be read back
+  // Segments recovery moved aside whose entries this reader had not all
+  // read: one lost entry each (how many it held is what the disk would not
+  // give back), counted once per reader.
+  uint64_t lost_segments = 0;
 };
 
 class DiskReader {
@@ -71,6 +75,8 @@ class DiskReader {
   std::vector<std::string_view> parts_;
   std::vector<uint8_t> part_numbers_;
   std::vector<std::string> part_bytes_;
+  // Moved-aside segments already counted in lost_segments (a few at most).
+  std::vector<uint64_t> counted_moved_aside_;
 };
 
 }  // namespace rayagg::spool

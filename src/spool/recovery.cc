@@ -108,6 +108,7 @@ absl::StatusOr<OpenedDirectory> OpenSpoolDirectory(FileSystem& fs, const std::st
       opened.problems.push_back(
           MoveAside(fs, directory, name, strings::Cat("unreadable: ", got.status().message())));
       ++opened.moved_aside_segments;
+      opened.moved_aside.push_back(*number);
       continue;
     }
     found.file_bytes = *size;
@@ -192,6 +193,7 @@ RecoveryReport RecoverSegments(FileSystem& fs, const std::string& directory,
       report.problems.push_back(
           MoveAside(fs, directory, name, strings::Cat("unreadable: ", size.status().message())));
       ++report.moved_aside_segments;
+      report.moved_aside.push_back(segment.number);
       continue;
     }
     ++report.segments;
@@ -261,6 +263,7 @@ RecoveryReport RecoverSegments(FileSystem& fs, const std::string& directory,
       // of it, so no reader trips over the same error.
       segments.Remove(segment.number);
       ++report.moved_aside_segments;
+      report.moved_aside.push_back(segment.number);
       report.problems.push_back(MoveAside(
           fs, directory, name,
           strings::Cat("unreadable at ", scanner.position(), ": ", scanner.status().message())));

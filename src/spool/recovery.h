@@ -56,6 +56,7 @@ struct OpenedDirectory {
   std::vector<std::string> problems;
   // Segments moved aside because the disk would not read their header.
   uint64_t moved_aside_segments = 0;
+  std::vector<uint64_t> moved_aside;  // their numbers
 };
 
 // `owner` is written into the lock file (e.g. "pid 12").
@@ -82,8 +83,10 @@ struct RecoveryReport {
   std::vector<std::string> problems;  // logged by the caller
   // Segments moved aside because the disk would not read them: their
   // events are lost, and how many is unknown (the bytes that say it are
-  // what could not be read).
+  // what could not be read). SegmentSet::NoteMovedAside marks where they
+  // stood, so each sink reading past counts the loss.
   uint64_t moved_aside_segments = 0;
+  std::vector<uint64_t> moved_aside;  // their numbers
 };
 
 // Sees every intact record, in order (for rebuilding the dedup window).

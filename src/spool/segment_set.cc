@@ -99,6 +99,33 @@ void SegmentSet::Remove(uint64_t number) {
     parts_.erase(parts_.begin(), end);
   }
   segments_.erase(it);
+  moved_aside_.erase(moved_aside_.begin(), moved_aside_.lower_bound(number));
+}
+
+void SegmentSet::NoteMovedAside(uint64_t number, uint64_t end_bound) {
+  MutexLock lock(mutex_);
+  MovedAside aside{.number = number, .begin = 0, .end = end_bound};
+  for (const auto& [other, info] : segments_) {
+    if (!info.has_entries) continue;
+    if (other < number) {
+      aside.begin = std::max(aside.begin, info.last_entry + 1);
+    } else if (other > number) {
+      aside.end = info.first_entry;
+      break;
+    }
+  }
+  aside.end = std::max(aside.begin, aside.end);
+  moved_aside_[number] = aside;
+}
+
+std::vector<SegmentSet::MovedAside> SegmentSet::MovedAsideWithin(uint64_t from,
+                                                                 uint64_t until) const {
+  MutexLock lock(mutex_);
+  std::vector<MovedAside> within;
+  for (const auto& [number, aside] : moved_aside_) {
+    if (aside.begin < until && from < aside.end) within.push_back(aside);
+  }
+  return within;
 }
 
 std::optional<SegmentInfo> SegmentSet::Get(uint64_t number) const {
@@ -193,12 +220,14 @@ void SegmentSet::Adopt(SegmentSet& other) {
     for (const PartLocation& part : parts) mine.push_back(part);
   }
   part_count_ += other.part_count_;
+  moved_aside_.merge(other.moved_aside_);
   if (other.any_entry_ && !any_entry_) {
     any_entry_ = true;
     newest_entry_ = other.newest_entry_;
   }
   other.segments_.clear();
   other.parts_.clear();
+  other.moved_aside_.clear();
   other.part_count_ = 0;
   other.total_bytes_ = 0;
 }

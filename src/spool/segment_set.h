@@ -76,8 +76,25 @@ class SegmentSet {
   void SetSize(uint64_t number, uint64_t file_bytes, uint64_t readable_end);
   void Seal(uint64_t number, uint64_t readable_end);
   // Forgets a segment (its file is being deleted) and the parts of every
-  // entry up to its last one.
+  // entry up to its last one, and the segments moved aside before it
+  // (every sink is past them now).
   void Remove(uint64_t number);
+
+  // A segment recovery moved aside (the disk would not read it): its
+  // entries' sequences lie in [begin, end), as far as its neighbours tell.
+  struct MovedAside {
+    uint64_t number = 0;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+  };
+  // Notes segment `number` as moved aside, once every readable segment is
+  // in the set: its entries come after the newest entry of the segments
+  // before it and before the first entry of those after it, or before
+  // `end_bound` (where this run's sequences start) when none follows.
+  void NoteMovedAside(uint64_t number, uint64_t end_bound);
+  // Those whose range meets [from, until): what a reader of that range
+  // loses to them.
+  std::vector<MovedAside> MovedAsideWithin(uint64_t from, uint64_t until) const;
 
   std::optional<SegmentInfo> Get(uint64_t number) const;
   // Every segment, oldest first.
@@ -117,6 +134,8 @@ class SegmentSet {
   std::map<uint64_t, SegmentInfo> segments_ ABSL_GUARDED_BY(mutex_);
   absl::btree_map<uint64_t, absl::InlinedVector<PartLocation, 2>> parts_ ABSL_GUARDED_BY(mutex_);
   size_t part_count_ ABSL_GUARDED_BY(mutex_) = 0;
+  // By number; no more than the segment files recovery found.
+  std::map<uint64_t, MovedAside> moved_aside_ ABSL_GUARDED_BY(mutex_);
   // The newest entry noted: a first record at or below it is a copy.
   bool any_entry_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t newest_entry_ ABSL_GUARDED_BY(mutex_) = 0;

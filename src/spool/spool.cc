@@ -69,6 +69,13 @@ RecoveryReport Spool::Recover(const RecordVisitor& visitor) {
   corrupt_regions_ = report.corrupt.size();
   torn_bytes_ = report.torn_bytes;
   moved_aside_segments_ = opened_.moved_aside_segments + report.moved_aside_segments;
+  // Where they stood, now that every segment kept is known: a sink that
+  // reads past counts what it lost there.
+  std::vector<uint64_t> moved_aside = opened_.moved_aside;
+  moved_aside.insert(moved_aside.end(), report.moved_aside.begin(), report.moved_aside.end());
+  for (const uint64_t number : moved_aside) {
+    recovered_.NoteMovedAside(number, opened_.next_sequence);
+  }
   if (const std::optional<uint64_t> newest = recovered_.NewestEntry()) recovered_end_ = *newest + 1;
   segments_.Adopt(recovered_);
   recovering_ = false;

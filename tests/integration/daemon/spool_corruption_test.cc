@@ -278,6 +278,8 @@ TEST_F(SpoolCorruptionTest, ASegmentTheDiskCannotReadIsMovedAside) {
   EXPECT_TRUE(aside[0].ends_with("-" + middle.filename().string())) << aside[0];
   EXPECT_FALSE(fs::exists(middle));
   EXPECT_EQ(Metric("rayagg_spool_moved_aside_segments"), 1);
+  // The sink had read none of it: one `corrupt` drop for the segment.
+  ASSERT_TRUE(WaitFor([&] { return CorruptDrops() == 1; })) << CorruptDrops();
 }
 
 TEST_F(SpoolCorruptionTest, AnotherFormatVersionIsRefusedWithAMessageSayingSo) {

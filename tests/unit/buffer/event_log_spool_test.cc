@@ -389,6 +389,74 @@ TEST_F(EventLogSpoolTest, ADamagedRecordIsCountedAsCorruptForTheCursor) {
   EXPECT_EQ(drops.Total(DropReason::kCorrupt), 1u);
 }
 
+// Three segments of ten events each; a restart finds the middle one
+// unreadable (EIO on its `skip_reads`+1-th read: 0 fails the header at
+// Open, 1 the records while recovery scans). Cursors at the first event,
+// inside the middle segment and at the first event after it read what is
+// left; returns what each read and counted as `corrupt`.
+struct AfterMovedAside {
+  std::vector<size_t> read;
+  std::vector<uint64_t> corrupt;
+  uint64_t moved_aside_segments = 0;
+};
+
+class EventLogMovedAsideTest : public EventLogSpoolTest {
+ protected:
+  AfterMovedAside RestartWithMiddleSegmentUnreadable(int skip_reads) {
+    AfterMovedAside after;
+    EXPECT_NO_FATAL_FAILURE(Open({.segment_bytes = 256, .sync = spool::SyncMode::kAlways}));
+    const uint64_t first = spool_->first_sequence();
+    for (int segment = 0; segment < 3; ++segment) {
+      std::vector<std::string> payloads;
+      for (int i = 0; i < 10; ++i) {
+        payloads.push_back("event-" + std::to_string(segment) + "-" + std::to_string(i));
+      }
+      AppendAsync(payloads);
+      spool_->Pump();
+    }
+    const std::vector<spool::SegmentInfo> segments = spool_->segments().Snapshot();
+    EXPECT_EQ(segments.size(), 3u);
+    if (segments.size() != 3u) return after;
+    EXPECT_EQ(segments[2].first_entry, first + 20);
+    fs_.Inject({.op = Op::kRead,
+                .path_contains = spool::SegmentFileName(segments[1].number),
+                .skip = skip_reads,
+                .times = -1,
+                .error = EIO});
+    EXPECT_NO_FATAL_FAILURE(Restart({.segment_bytes = 256, .sync = spool::SyncMode::kAlways}));
+    EXPECT_EQ(fs_.injected(Op::kRead), 1);
+    after.moved_aside_segments = spool_->Stats().moved_aside_segments;
+    std::vector<std::unique_ptr<DropCounters>> drops;
+    for (const uint64_t position : {first, first + 15, first + 20}) {
+      drops.push_back(std::make_unique<DropCounters>());
+      const EventLog::CursorId cursor =
+          log_->AddCursor(EventTypeFilter::All(), *drops.back(), nullptr);
+      log_->ResumeCursor(cursor, position);
+      after.read.push_back(ReadAllOf(cursor).size());
+      after.corrupt.push_back(drops.back()->Total(DropReason::kCorrupt));
+    }
+    return after;
+  }
+};
+
+// A segment the disk will not read is moved aside at start; its events are
+// lost. Each cursor that had not read all of them counts one `corrupt` drop
+// (how many it held is what the disk would not give back) and reads the
+// other segments whole; a cursor already past it counts nothing.
+TEST_F(EventLogMovedAsideTest, AnUnreadableSegmentCountsOneCorruptDropForEachCursorBeforeItsEnd) {
+  const AfterMovedAside after = RestartWithMiddleSegmentUnreadable(/*skip_reads=*/1);
+  EXPECT_EQ(after.moved_aside_segments, 1u);
+  EXPECT_EQ(after.read, (std::vector<size_t>{20, 10, 10}));
+  EXPECT_EQ(after.corrupt, (std::vector<uint64_t>{1, 1, 0}));
+}
+
+TEST_F(EventLogMovedAsideTest, AnUnreadableSegmentHeaderCountsTheSame) {
+  const AfterMovedAside after = RestartWithMiddleSegmentUnreadable(/*skip_reads=*/0);
+  EXPECT_EQ(after.moved_aside_segments, 1u);
+  EXPECT_EQ(after.read, (std::vector<size_t>{20, 10, 10}));
+  EXPECT_EQ(after.corrupt, (std::vector<uint64_t>{1, 1, 0}));
+}
+
 // A full spool evicts its oldest segment: a sink that never reads (a dead
 // endpoint) counts what it loses there as overflow and moves past it, so
 // the disk stays bounded and every event is read or counted.

@@ -118,6 +118,7 @@ inline std::vector<Record> ReadAll(FileSystem& fs, const SegmentSet& segments, u
       totals->entries += result.entries;
       totals->lost_entries += result.lost_entries;
       totals->lost_parts += result.lost_parts;
+      totals->lost_segments += result.lost_segments;
     }
     if (result.entries == 0 || result.next == UINT64_MAX) break;
     next = result.next;
