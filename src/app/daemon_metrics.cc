@@ -95,6 +95,7 @@ constexpr Family kFamilies[] = {
        out.Add({"invalid_payload"}, in.ingest.rejected_requests.load());
        out.Add({"buffer_refused"}, in.ingest.refused_requests.load());
        out.Add({"unauthenticated"}, in.ingest.unauthenticated_requests.load());
+       out.Add({"no_message"}, in.ingest.no_message_requests.load());
      }},
     {{"rayagg_events_received_total", kCounter, {}, "Events in valid requests."},
      Ingest<&IngestCounters::received_events>},

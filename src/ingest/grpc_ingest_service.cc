@@ -56,8 +56,11 @@ void GrpcIngestService::Handle(const grpc::ByteBuffer& request, grpc::ByteBuffer
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
   grpc::Slice slice;
   if (!request.DumpToSingleSlice(&slice).ok()) {
-    counters_.rejected_requests.fetch_add(1, std::memory_order_relaxed);
-    finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unreadable request payload"));
+    // No payload at all (an empty message is a payload of 0 bytes): the call
+    // was cut off before its message arrived, e.g. by gRPC's resource quota.
+    // The client already has gRPC's status; this one is never seen.
+    counters_.no_message_requests.fetch_add(1, std::memory_order_relaxed);
+    finish(grpc::Status(grpc::StatusCode::CANCELLED, "the request message never arrived"));
     return;
   }
   const std::string_view wire(reinterpret_cast<const char*>(slice.begin()), slice.size());

@@ -27,6 +27,10 @@ struct IngestCounters {
   // gRPC calls refused with UNAUTHENTICATED (RAY_AUTH_MODE=token, wrong or
   // no token). HTTP ingest checks no token: Ray's HTTP publisher sends none.
   std::atomic<uint64_t> unauthenticated_requests{0};
+  // gRPC calls whose message never arrived: gRPC cut them off (over
+  // grpc.memory_limit_bytes it resets streams and closes connections) or the
+  // client went away. Not invalid payloads: there was none to judge.
+  std::atomic<uint64_t> no_message_requests{0};
 };
 
 }  // namespace rayagg
