@@ -6,18 +6,14 @@
 // slowloris connections let 0 of 40 such POSTs through. Nothing here bounds
 // time: every wait has only a generous deadline; latency under flood is
 // bench/flood's business.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "http/http_client.h"
+#include "support/connection_flood.h"
 #include "support/daemon_fixture.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
@@ -37,53 +33,6 @@ constexpr size_t kFloodPerPost = 20;
 // memory): the event log is nearly empty, so this is connection state.
 constexpr long kMaxRssKib = 512 * 1024;
 
-// Plain blocking loopback sockets, as cheap as a connection can be on the
-// client side; closed when the object goes.
-class Flood {
- public:
-  Flood() = default;
-  Flood(const Flood&) = delete;
-  Flood& operator=(const Flood&) = delete;
-  ~Flood() {
-    for (int fd : fds_) close(fd);
-  }
-
-  // Opens `count` connections to `port`, each sending `first_bytes` (if any).
-  // False when a connection cannot be made (the test then fails).
-  bool Open(uint16_t port, size_t count, const std::string& first_bytes = "") {
-    for (size_t i = 0; i < count; ++i) {
-      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd < 0) return false;
-      fds_.push_back(fd);
-      sockaddr_in address{};
-      address.sin_family = AF_INET;
-      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      address.sin_port = htons(port);
-      if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) return false;
-      if (!first_bytes.empty() &&
-          send(fd, first_bytes.data(), first_bytes.size(), MSG_NOSIGNAL) < 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-  size_t size() const { return fds_.size(); }
-
- private:
-  std::vector<int> fds_;
-};
-
-// Raises the soft RLIMIT_NOFILE to `wanted` (or the hard limit); false if
-// the hard limit is below `wanted`.
-bool RaiseFileLimit(rlim_t wanted) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
-  if (limit.rlim_cur >= wanted) return true;
-  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < wanted) return false;
-  limit.rlim_cur = wanted;
-  return setrlimit(RLIMIT_NOFILE, &limit) == 0;
-}
-
 long RssKib() {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -101,17 +50,6 @@ HttpResult Request(int port, const std::string& path, std::optional<std::string>
   HttpClient client(io_context.get_executor(), *url, kConditionTimeout);
   if (body) return RunCoroutine(io_context, client.Post(*body, {}));
   return RunCoroutine(io_context, client.Get());
-}
-
-std::string OneEventBody(size_t index) {
-  // A distinct event id per POST, so none is dropped as a duplicate.
-  const std::string id = std::to_string(10'000'000 + index);  // 8 digits: valid base64
-  return R"([{"eventId": ")" + id +
-         R"(", "sourceType": "CORE_WORKER", )"
-         R"("eventType": "TASK_DEFINITION_EVENT", "timestamp": "2025-06-30T16:50:30Z", )"
-         R"("severity": "INFO", "sessionName": "s", )"
-         R"("taskDefinitionEvent": {"taskId": "AQ==", "taskAttempt": )" +
-         std::to_string(index) + "}}]";
 }
 
 class FloodTest : public DaemonTest {};
@@ -136,8 +74,7 @@ TEST_F(FloodTest, WellBehavedSendersAndProbesGetThroughAFlood) {
   Flood attackers;
   ASSERT_TRUE(attackers.Open(http_port, kIdleConnections)) << std::strerror(errno);
   // Slowloris: a request begun and never finished.
-  ASSERT_TRUE(attackers.Open(http_port, kTricklingConnections,
-                             "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Le"));
+  ASSERT_TRUE(attackers.Open(http_port, kTricklingConnections, kSlowlorisStart));
   ASSERT_TRUE(attackers.Open(static_cast<uint16_t>(harness().port()), kIdleGrpcConnections));
 
   size_t accepted = 0;
