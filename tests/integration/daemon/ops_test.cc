@@ -217,6 +217,11 @@ TEST_F(OpsTest, HttpListenersCountTheirOwnRefusalsAndTimeouts) {
                 " HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n[]");
     EXPECT_EQ(client.ReadUntilClosed(), "");
   }
+  // The listener may close the connection before it counts the timeout.
+  ASSERT_TRUE(WaitFor([&] {
+    return Value(Scrape(), "rayagg_http_server_errors_total",
+                 {{"listener", "http_ingest"}, {"reason", "timeout"}}) == 1;
+  }));
   // Two idle connections fill the ops listener; a scrape still gets in by
   // closing the oldest. (Refused only if it arrives before they are
   // registered as waiting; then it is retried.)

@@ -1,0 +1,2 @@
+// Compiled only to produce the precompiled header the test executables share
+// (cmake/TestCode.cmake); it defines nothing.
