@@ -40,6 +40,15 @@ class GrpcIngestTest : public DaemonTest {
     EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
     EXPECT_EQ(harness().daemon().ingest_counters().accepted_events.load(), accepted_before + 1);
   }
+
+  // A channel to the daemon on a connection of its own (not shared with the
+  // harness's channel), with the given arguments added.
+  std::shared_ptr<grpc::Channel> OwnConnectionChannel(
+      grpc::ChannelArguments arguments = grpc::ChannelArguments()) {
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
+                                     grpc::InsecureChannelCredentials(), arguments);
+  }
 };
 
 TEST_F(GrpcIngestTest, EmptyRequestAnswersOkWithAnEmptyReply) {
@@ -249,11 +258,7 @@ TEST_F(GrpcIngestTest, CallsBeyondMaxConcurrentStreamsWaitInTheClient) {
   Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
   config.grpc.max_concurrent_streams = 1;
   ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
-  grpc::ChannelArguments arguments;
-  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
-  const std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
-                                grpc::InsecureChannelCredentials(), arguments);
+  const std::shared_ptr<grpc::Channel> channel = OwnConnectionChannel();
   auto stub = ray::rpc::events::EventAggregatorService::NewStub(channel);
   const std::vector<RayEvent> events = {TaskLifecycleEvent("stream-limit", 0)};
   const AddEventsRequest request = RequestOf(events);
@@ -323,11 +328,7 @@ TEST_F(GrpcIngestTest, CallsBeyondTheMemoryQuotaAreRefusedAndTheDaemonServesOn) 
   Config config = TestConfig({FastHttpSink(server_.Url("/events"))});
   config.grpc.memory_limit_bytes = kQuotaBytes;
   ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
-  grpc::ChannelArguments arguments;
-  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
-  const std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
-                                grpc::InsecureChannelCredentials(), arguments);
+  const std::shared_ptr<grpc::Channel> channel = OwnConnectionChannel();
   auto stub = ray::rpc::events::EventAggregatorService::NewStub(channel);
 
   struct Call {
@@ -404,14 +405,11 @@ TEST_F(GrpcIngestTest, ClientPingingTooOftenIsDisconnected) {
   config.grpc.keepalive_min_interval = std::chrono::hours(1);
   ASSERT_NO_FATAL_FAILURE(StartDaemon(config));
   grpc::ChannelArguments arguments;
-  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 100);
   arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);  // the client's own limit: none
   arguments.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, 10);
-  const std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(harness().port()),
-                                grpc::InsecureChannelCredentials(), arguments);
+  const std::shared_ptr<grpc::Channel> channel = OwnConnectionChannel(arguments);
   auto stub = ray::rpc::events::EventAggregatorService::NewStub(channel);
   const AddEventsRequest request = RequestOf(std::vector<RayEvent>{TaskLifecycleEvent("ping", 0)});
   auto call = [&] {
