@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/small_file.h"
@@ -16,6 +17,9 @@ namespace {
 constexpr int kVersion = 1;
 // Far more than any state holds (a few ranges per object in flight).
 constexpr size_t kMaxStateBytes = 1 << 20;
+// ray-task-history keeps sequence numbers as SQLite integers (int64), and a
+// writer that reached this many events in 2^63 years of uploads did not.
+constexpr uint64_t kMaxNextSeq = std::numeric_limits<int64_t>::max();
 
 nlohmann::json RangesJson(const std::vector<SeqRange>& ranges) {
   nlohmann::json list = nlohmann::json::array();
@@ -91,8 +95,9 @@ absl::StatusOr<WriterState> ParseWriterState(std::string_view text) {
   state.writer = writer->get<std::string>();
   if (!IsWriterId(state.writer)) return bad("the writer is not 16 hex digits");
   const auto next_seq = json.find("next_seq");
-  if (next_seq == json.end() || !next_seq->is_number_unsigned() || *next_seq == 0) {
-    return bad("no next_seq");
+  if (next_seq == json.end() || !next_seq->is_number_unsigned() || *next_seq == 0 ||
+      next_seq->get<uint64_t>() > kMaxNextSeq) {
+    return bad("no next_seq between 1 and 2^63-1");
   }
   state.next_seq = next_seq->get<uint64_t>();
   const auto drops = json.find("drops");

@@ -36,7 +36,9 @@ std::string WriterStatePath(const std::string& spool_dir, const std::string& sin
 std::string SerializeWriterState(const WriterState& state);
 // INVALID_ARGUMENT for anything that is not a state this code wrote: bad
 // JSON, a missing or mistyped field, a writer id that is not 16 hex digits,
-// a range that is empty or reaches next_seq.
+// a next_seq of 0 or above 2^63-1 (the reader's integers), a range that is
+// empty or reaches next_seq. Overlapping ranges are read as written (the sink
+// joins them: MergeSeqRanges).
 absl::StatusOr<WriterState> ParseWriterState(std::string_view text);
 
 // NOT_FOUND when there is no file; other errors name the path.

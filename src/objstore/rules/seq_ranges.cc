@@ -21,7 +21,10 @@ std::vector<SeqRange> MergeSeqRanges(std::vector<SeqRange> ranges) {
             [](const SeqRange& a, const SeqRange& b) { return a.first < b.first; });
   std::vector<SeqRange> merged;
   for (const SeqRange& range : ranges) {
-    if (!merged.empty() && range.first <= merged.back().last + 1) {
+    // Joined when it overlaps or touches the last one; `last + 1` would
+    // wrap for a range that ends at the largest number.
+    if (!merged.empty() &&
+        (range.first <= merged.back().last || range.first - merged.back().last == 1)) {
       merged.back().last = std::max(merged.back().last, range.last);
     } else {
       merged.push_back(range);

@@ -489,5 +489,58 @@ TEST_F(ObjectSinkTest, ACorruptStateFileStartsANewWriterAndIsCounted) {
   EXPECT_EQ(sink_->object_counters().writer_state_write_errors.load(), 0u);
 }
 
+// Each kind of unreadable state (writer_state_test has them all) is one
+// reset: a new random writer numbering from 1, never the file's writer.
+TEST_F(ObjectSinkTest, EachUnreadableStateFileIsOneResetToANewWriter) {
+  const std::string state = WriterStatePath(state_dir_.path().string(), "objects");
+  const std::vector<std::string> unreadable = {
+      "",
+      R"({"version":2,"writer":"0123456789abcdef","next_seq":5,"drops":0,"pending":[],"void":[]})",
+      R"({"version":1,"writer":"0123456789abcdef","next_seq":"5","drops":0,"pending":[],"void":[]})",
+      R"({"version":1,"writer":"0123456789abcdef","next_seq":18446744073709551615,"drops":0,)"
+      R"("pending":[],"void":[]})",
+      R"({"version":1,"writer":"0123456789abcdef","next_seq":5,"drops":0,"pending":[[3,9]],)"
+      R"("void":[]})",
+  };
+  for (const std::string& text : unreadable) {
+    SCOPED_TRACE(text);
+    if (sink_) {
+      sink_->Drain(clock_.Now());  // saves its own state, replaced here
+      ASSERT_TRUE(sink_->WaitFinished(60s));
+      test::WriteWholeFile(state, text);
+      Restart(Config(), state);
+    } else {
+      test::WriteWholeFile(state, text);
+      Start(Config(), state);
+    }
+    EXPECT_EQ(sink_->object_counters().writer_state_resets.load(), 1u);
+    EXPECT_NE(sink_->writer(), "0123456789abcdef");
+  }
+  Append(0, 2);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 2; }));
+  EXPECT_EQ(ManifestValues("rayagg-seq-first"), (std::vector<std::string>{"1"}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-void"), (std::vector<std::string>{""}));
+}
+
+// Overlapping ranges in a state file (written by hand: the sink joins what
+// it saves) are no reason to reset: the writer is kept and their union is
+// declared void once.
+TEST_F(ObjectSinkTest, OverlappingRangesInTheStateFileAreDeclaredVoidOnce) {
+  const std::string state = WriterStatePath(state_dir_.path().string(), "objects");
+  test::WriteWholeFile(state, R"({"version":1,"writer":"0123456789abcdef","next_seq":31,"drops":4,)"
+                              R"("pending":[[5,10],[8,12]],"void":[[1,6],[20,25],[21,22]]})");
+  Start(Config(), state);
+  EXPECT_EQ(sink_->object_counters().writer_state_resets.load(), 0u);
+  EXPECT_EQ(sink_->writer(), "0123456789abcdef");
+  Append(0, 2);
+  clock_.AdvanceTo(*clock_.WaitForNextDeadline());
+  ASSERT_TRUE(test::WaitFor([&] { return Sent() == 2; }));
+  EXPECT_EQ(ManifestValues("rayagg-writer"), (std::vector<std::string>{"0123456789abcdef"}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-first"), (std::vector<std::string>{"31"}));
+  EXPECT_EQ(ManifestValues("rayagg-seq-void"), (std::vector<std::string>{"1-12,20-25"}));
+  EXPECT_EQ(ManifestValues("rayagg-drops"), (std::vector<std::string>{"4"}));
+}
+
 }  // namespace
 }  // namespace rayagg
