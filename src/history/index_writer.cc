@@ -1,5 +1,8 @@
 #include "history/index_writer.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "common/text.h"
 #include "history/record_codec.h"
 #include "src/ray/protobuf/common.pb.h"
@@ -252,7 +255,19 @@ absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
   absl::StatusOr<SqliteStatement*> find = db_.Cached(
       "SELECT id, state, record FROM tasks WHERE session_id=? AND task_id=? AND attempt=?");
   if (!find.ok()) return find.status();
-  for (auto& [key, task] : folded.tasks) {
+  // In key order: each probe and insert then lands on or next to the index
+  // page the previous one used (a hash map's order is random, and a random
+  // page of a large index is a cache miss).
+  std::vector<std::pair<const TaskKey, TaskRecord>*> ordered;
+  ordered.reserve(folded.tasks.size());
+  for (auto& entry : folded.tasks) ordered.push_back(&entry);
+  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->first.task_id, a->first.attempt) <
+           std::tie(b->first.task_id, b->first.attempt);
+  });
+  for (auto* entry : ordered) {
+    const TaskKey& key = entry->first;
+    TaskRecord& task = entry->second;
     SqliteStatement& lookup = **find;
     lookup.Reset();
     lookup.Bind(1, session_id)

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -252,19 +253,33 @@ std::string EncodeRecord(const TaskRecord& r) {
     w.S(s.node_ip);
   }
   if (w.out.size() <= kCompressAbove) return std::move(w.out);
-  uLongf bound = compressBound(static_cast<uLong>(w.out.size()));
   Writer packed;
   packed.U(kDeflated);
   packed.U(w.out.size());
   const size_t header = packed.out.size();
-  packed.out.resize(header + bound);
-  if (compress2(reinterpret_cast<Bytef*>(packed.out.data() + header), &bound,
-                reinterpret_cast<const Bytef*>(w.out.data()), static_cast<uLong>(w.out.size()),
-                1) != Z_OK ||
-      header + bound >= w.out.size()) {
+  // compress2() sets up zlib's window and hash table for 32 KiB and clears
+  // them on every call: for a record of a few KB that costs several times
+  // the compression itself. A window just large enough for the record (and
+  // a hash table to match) compresses it about as well; inflate reads the
+  // window size from the stream's header, so older records still decode.
+  int window_bits = 9;
+  while (window_bits < MAX_WBITS && (size_t{1} << window_bits) < w.out.size()) ++window_bits;
+  const int mem_level = std::max(1, window_bits - 7);
+  z_stream stream{};
+  if (deflateInit2(&stream, 1, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY) != Z_OK) {
     return std::move(w.out);
   }
+  const uLong bound = deflateBound(&stream, static_cast<uLong>(w.out.size()));
   packed.out.resize(header + bound);
+  stream.next_in = reinterpret_cast<Bytef*>(w.out.data());
+  stream.avail_in = static_cast<uInt>(w.out.size());
+  stream.next_out = reinterpret_cast<Bytef*>(packed.out.data() + header);
+  stream.avail_out = static_cast<uInt>(bound);
+  const int rc = deflate(&stream, Z_FINISH);
+  const size_t produced = stream.total_out;
+  deflateEnd(&stream);
+  if (rc != Z_STREAM_END || header + produced >= w.out.size()) return std::move(w.out);
+  packed.out.resize(header + produced);
   return std::move(packed.out);
 }
 

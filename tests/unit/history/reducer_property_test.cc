@@ -4,6 +4,7 @@
 // (an object re-read), fold to exactly what one in-order pass folds, both in
 // memory and through the SQLite index (records and summaries).
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -201,6 +202,7 @@ TEST(ReducerProperty, RecordsWithStackTracesAreStoredDeflated) {
 }
 
 // What the index holds for the session, read back.
+
 struct Stored {
   std::map<std::pair<std::string, int32_t>, std::pair<TaskRecord, int32_t>> tasks;
   std::map<SummaryKey, std::pair<int64_t, std::string>> summary;
@@ -225,6 +227,123 @@ Stored ReadBack(SqliteDb& db, int64_t session_id) {
     out.summary[key] = {summary.Int(5), std::string(summary.Blob(6))};
   }
   return out;
+}
+
+namespace {
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+
+// The record's plain encoding, inflated from its stored (deflated) form:
+// 0x7e, the varint plain size, zlib's stream.
+std::string PlainOf(std::string_view stored) {
+  EXPECT_EQ(static_cast<uint8_t>(stored[0]), 0x7e);
+  size_t pos = 1;
+  uint64_t size = 0;
+  for (int shift = 0;; shift += 7) {
+    const auto byte = static_cast<uint8_t>(stored[pos++]);
+    size |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  std::string plain(size, '\0');
+  uLongf produced = size;
+  EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(plain.data()), &produced,
+                       reinterpret_cast<const Bytef*>(stored.data() + pos), stored.size() - pos),
+            Z_OK);
+  EXPECT_EQ(produced, size);
+  return plain;
+}
+
+TaskRecord FailedWithTrace(size_t frames) {
+  TaskRecord task;
+  task.task_id = "00ff";
+  task.AddTransition({kFailed, 5});
+  std::string trace = "Traceback (most recent call last):\n";
+  for (size_t i = 0; i < frames; ++i) {
+    trace += "  File \"/x/module_" + std::to_string(i % 97) + ".py\", line " + std::to_string(i) +
+             ", in f" + std::to_string(i % 13) + "\n";
+  }
+  task.error.Offer(5, TaskError{3, trace + "ValueError: boom"});
+  return task;
+}
+
+}  // namespace
+
+TEST(ReducerProperty, RecordsDeflatedByEarlierBuildsStillDecode) {
+  // Earlier builds deflated with compress2() (a 32 KiB window); records
+  // are now deflated with a window sized to the record. Both decode.
+  for (size_t frames : {size_t{30}, size_t{2000}}) {
+    const TaskRecord task = FailedWithTrace(frames);
+    const std::string plain = PlainOf(EncodeRecord(task));
+    uLongf bound = compressBound(plain.size());
+    std::string deflated(bound, '\0');
+    ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(deflated.data()), &bound,
+                        reinterpret_cast<const Bytef*>(plain.data()), plain.size(), 1),
+              Z_OK);
+    deflated.resize(bound);
+    const std::string earlier = "\x7e" + Varint(plain.size()) + deflated;
+    TaskRecord decoded;
+    ASSERT_TRUE(DecodeRecord(earlier, decoded).ok()) << frames;
+    EXPECT_TRUE(decoded == task) << frames;
+  }
+}
+
+TEST(ReducerProperty, RecordsOfAnySizeSurviveDeflating) {
+  // Below the deflating threshold (768 B), around the window sizes chosen
+  // (512 B .. 32 KiB) and beyond them.
+  for (size_t frames :
+       {size_t{12}, size_t{25}, size_t{50}, size_t{100}, size_t{400}, size_t{800}, size_t{3000}}) {
+    const TaskRecord task = FailedWithTrace(frames);
+    const std::string bytes = EncodeRecord(task);
+    if (frames >= 25) {
+      EXPECT_LT(bytes.size(), task.error.value.message.size() / 2) << frames;
+    }
+    TaskRecord decoded;
+    ASSERT_TRUE(DecodeRecord(bytes, decoded).ok()) << frames;
+    EXPECT_TRUE(decoded == task) << frames;
+    EXPECT_EQ(EncodeRecord(task), bytes) << "the same record encodes to the same bytes";
+  }
+}
+
+TEST(IndexSchema, NewIndexesUse16KiBPagesAndOlderFilesKeepTheirs) {
+  test::TempDir fresh;
+  {
+    absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(fresh.path(), 1 << 20);
+    ASSERT_TRUE(index.ok()) << index.status();
+    SqliteStatement page_size = *index->db->Prepare("PRAGMA page_size");
+    ASSERT_TRUE(*page_size.Step());
+    EXPECT_EQ(page_size.Int(0), 16384);
+  }
+  // A file that earlier builds made with SQLite's default 4 KiB pages is
+  // used as it is (a WAL file's page size cannot change).
+  test::TempDir earlier;
+  {
+    absl::StatusOr<std::unique_ptr<SqliteDb>> raw =
+        SqliteDb::Open(IndexPath(earlier.path()), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec("PRAGMA page_size=4096; PRAGMA journal_mode=WAL;").ok());
+  }
+  absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(earlier.path(), 1 << 20);
+  ASSERT_TRUE(index.ok()) << index.status();
+  SqliteStatement page_size = *index->db->Prepare("PRAGMA page_size");
+  ASSERT_TRUE(*page_size.Step());
+  EXPECT_EQ(page_size.Int(0), 4096);
+  IndexWriter writer(*index->db);
+  absl::StatusOr<int64_t> id = writer.EnsureSession(
+      {"raycluster", "default", "", "c", "session_2026-01-01_00-00-00_000000_1"}, false);
+  ASSERT_TRUE(id.ok());
+  BatchInput input;
+  input.folded = FoldAll(RandomSession(7).events);
+  const size_t tasks = input.folded.tasks.size();
+  ASSERT_TRUE(writer.WriteBatch(*id, std::move(input)).ok());
+  EXPECT_EQ(ReadBack(*index->db, *id).tasks.size(), tasks);
 }
 
 TEST(ReducerProperty, IndexHoldsTheSameTasksAndSummariesWhateverTheBatches) {
