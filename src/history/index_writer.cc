@@ -1,6 +1,7 @@
 #include "history/index_writer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
 #include "common/text.h"
@@ -552,9 +553,10 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
 
   uint64_t object_bytes = 0, bad_lines = 0, bad_objects = 0;
   uint64_t new_objects = 0, new_events = 0;
+  int64_t dropped_task_attempts = 0;
   for (const ObjectOutcome& object : batch.objects) {
     // An object read again (positions lost, a forced re-read) is not
-    // counted twice.
+    // counted twice, nor are the losses its manifest reports.
     absl::StatusOr<SqliteStatement*> seen =
         db_.Cached("SELECT 1 FROM objects WHERE session_id=? AND key=?");
     if (!seen.ok()) return seen.status();
@@ -568,6 +570,12 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
       object_bytes += object.size;
       bad_lines += object.bad_lines;
       bad_objects += object.error.empty() ? 0 : 1;
+      // A manifest is anyone's input: a sum that would overflow stays at the limit.
+      if (object.dropped_task_attempts > 0 &&
+          __builtin_add_overflow(dropped_task_attempts, object.dropped_task_attempts,
+                                 &dropped_task_attempts)) {
+        dropped_task_attempts = INT64_MAX;
+      }
     }
     absl::StatusOr<SqliteStatement*> put = db_.Cached(
         "INSERT OR REPLACE INTO objects(session_id, key, size, events, bad_lines, error, writer, "
@@ -621,7 +629,7 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
       .Bind(8, static_cast<int64_t>(folded.counters.ignored_events))
       .Bind(9, static_cast<int64_t>(bad_lines))
       .Bind(10, static_cast<int64_t>(bad_objects))
-      .Bind(11, batch.dropped_task_attempts);
+      .Bind(11, dropped_task_attempts);
   if (absl::Status ran = (*session)->Run(); !ran.ok()) return ran;
   if (absl::Status committed = transaction.Commit(); !committed.ok()) return committed;
   return stats;

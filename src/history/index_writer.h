@@ -44,6 +44,8 @@ struct ObjectOutcome {
   std::string writer;
   int64_t seq_first = -1, seq_last = -1, writer_drops = -1, manifest_events = -1;
   std::string seq_void;  // rayagg-seq-void when well-formed, else ""
+  // Task attempts Ray's senders reported dropped (rayagg-dropped-task-attempts).
+  int64_t dropped_task_attempts = 0;
 };
 
 struct PrefixProgress {
@@ -55,8 +57,7 @@ struct BatchInput {
   FoldedSession folded;
   std::vector<ObjectOutcome> objects;
   std::vector<PrefixProgress> progress;
-  int64_t dropped_task_attempts = 0;  // reported by Ray through the objects read
-  int64_t now_ms = 0;                 // when new objects were seen (0: none were)
+  int64_t now_ms = 0;  // when new objects were seen (0: none were)
 };
 
 struct WriteStats {

@@ -359,11 +359,7 @@ absl::Status Indexer::IndexObjects(SessionState& session,
           if (name == "rayagg-drops") number(outcome.writer_drops);
           if (name == "rayagg-events") number(outcome.manifest_events);
           if (name == "rayagg-seq-void" && ParseSeqRanges(value).ok()) outcome.seq_void = value;
-          if (name == "rayagg-dropped-task-attempts") {
-            int64_t dropped = 0;
-            number(dropped);
-            batch.dropped_task_attempts += dropped;
-          }
+          if (name == "rayagg-dropped-task-attempts") number(outcome.dropped_task_attempts);
         }
       }
     }

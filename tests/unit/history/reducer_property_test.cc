@@ -419,6 +419,37 @@ TEST(ReducerProperty, IndexHoldsTheSameTasksAndSummariesWhateverTheBatches) {
   }
 }
 
+TEST(IndexWriter, LossesAManifestReportsCountOnceHoweverOftenItsObjectIsRead) {
+  test::TempDir dir;
+  absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(dir.path(), 1 << 20);
+  ASSERT_TRUE(index.ok()) << index.status();
+  IndexWriter writer(*index->db);
+  absl::StatusOr<int64_t> id = writer.EnsureSession(
+      {"raycluster", "default", "", "c", "session_2026-01-01_00-00-00_000000_1"}, false);
+  ASSERT_TRUE(id.ok());
+  auto write = [&](std::vector<std::pair<std::string, int64_t>> objects) {
+    BatchInput input;
+    for (const auto& [key, dropped] : objects) {
+      ObjectOutcome object;
+      object.key = key;
+      object.dropped_task_attempts = dropped;
+      input.objects.push_back(object);
+    }
+    ASSERT_TRUE(writer.WriteBatch(*id, std::move(input)).ok());
+  };
+  auto lost = [&] {
+    SqliteStatement s = *index->db->Prepare("SELECT dropped_task_attempts FROM sessions");
+    EXPECT_TRUE(*s.Step());
+    return s.Int(0);
+  };
+  write({{"a", 3}, {"b", 0}});
+  EXPECT_EQ(lost(), 3);
+  write({{"a", 3}, {"c", 4}});  // "a" read again (positions lost): counted once
+  EXPECT_EQ(lost(), 7);
+  write({{"d", INT64_MAX}, {"e", INT64_MAX}});  // absurd manifests saturate, never wrap
+  EXPECT_GT(lost(), 7);
+}
+
 TEST(ExceptionClass, FromPythonAndJavaMessages) {
   EXPECT_EQ(ExceptionClassOf("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n"
                              "    raise ValueError('x')\nValueError: x"),
