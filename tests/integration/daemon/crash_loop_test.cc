@@ -12,6 +12,12 @@
 //   an earlier one had accepted (the sink URL names the lifetime, so the
 //   loopback server tells them apart).
 //
+// The same loop with an object-store sink (issue 16): a dir:// store, the
+// writer kept in the spool. Every acknowledged event is in some object at
+// least once (an object stored but not yet released when the kill came is
+// uploaded again), and ray-task-history's manifest check over every object
+// finds one writer and no gap.
+//
 // A "random moment" is a random count of requests acknowledged in that
 // lifetime (0 kills the daemon while it starts or recovers), drawn from a
 // seed that is printed; RAYAGG_CRASH_SEED=N replays a run and
@@ -36,6 +42,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,8 +51,10 @@
 #include "http/http_client.h"
 #include "rayagg/mutex.h"
 #include "src/ray/protobuf/events_event_aggregator_service.grpc.pb.h"
+#include "store_manifests.h"
 #include "support/condition_wait.h"
 #include "support/daemon_fixture.h"
+#include "support/gunzip.h"
 #include "support/metrics_scrape.h"
 #include "support/prometheus_text.h"
 #include "support/run_coroutine.h"
@@ -282,7 +291,7 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
     }
   }
 
-  // The config of lifetime `run`: its sink posts to /run-<run>.
+  // The config of lifetime `run`.
   std::string ConfigFor(int run) const {
     const std::string yaml =
         "grpc: {address: 127.0.0.1, port: 0}\n"
@@ -299,22 +308,26 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
         "  segment_bytes: 64KiB\n"
         "  sync: 100ms\n"
         "shutdown: {drain_timeout: 2s}\n"
-        "sinks:\n"
-        "  - name: collector\n"
-        "    url: " +
-        server_.Url(PathOf(run)) +
-        "\n"
-        "    event_types: [ALL]\n"
-        "    max_in_flight: " +
-        std::to_string(kMaxInFlight) +
-        "\n"
-        "    batch: {max_events: " +
-        std::to_string(kBatchEvents) +
-        ", flush_interval: 5ms}\n"
-        "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n";
+        "sinks:\n" +
+        SinkYaml(run);
     const std::string path = dir_.Path("config.yaml");
     std::ofstream(path, std::ios::trunc) << yaml;
     return path;
+  }
+  // The sink of lifetime `run`: this one posts to /run-<run>.
+  virtual std::string SinkYaml(int run) const {
+    return "  - name: collector\n"
+           "    url: " +
+           server_.Url(PathOf(run)) +
+           "\n"
+           "    event_types: [ALL]\n"
+           "    max_in_flight: " +
+           std::to_string(kMaxInFlight) +
+           "\n"
+           "    batch: {max_events: " +
+           std::to_string(kBatchEvents) +
+           ", flush_interval: 5ms}\n"
+           "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n";
   }
   static std::string PathOf(int run) { return "/run-" + std::to_string(run); }
 
@@ -357,6 +370,44 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
     return all;
   }
 
+  // What else a lifetime waits for before its kill (under load).
+  virtual void BeforeKill(int /*run*/, int /*moment*/) {}
+
+  static uint64_t Seed() {
+    const char* seed_text = std::getenv("RAYAGG_CRASH_SEED");
+    return seed_text != nullptr && *seed_text != '\0' ? std::strtoull(seed_text, nullptr, 10)
+                                                      : std::random_device{}();
+  }
+
+  // `kills` lifetimes, each under load and killed with SIGKILL after a
+  // random count of acknowledged requests.
+  void KillRepeatedly(int kills, uint64_t seed) {
+    std::cout << "crash loop: coalesce=" << GetParam() << " kills=" << kills << " seed=" << seed
+              << " (RAYAGG_CRASH_SEED to replay)\n";
+    std::mt19937_64 random(seed);
+    std::uniform_int_distribution<int> acked_before_kill(0, kMaxAckedBeforeKill);
+    for (int run = 0; run < kills; ++run) {
+      Ports ports;
+      std::unique_ptr<Subprocess> daemon = Start(run, ports);
+      ASSERT_NE(daemon, nullptr);
+      const int moment = acked_before_kill(random);
+      {
+        Load load(sent_, ports.grpc, ports.http);
+        ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + moment, kWaitTimeout))
+            << "lifetime " << run << ": fewer than " << moment << " requests acknowledged";
+        ASSERT_NO_FATAL_FAILURE(BeforeKill(run, moment));
+        ASSERT_TRUE(daemon->Signal(SIGKILL));
+        const std::optional<int> status = daemon->WaitForExit(kWaitTimeout);
+        ASSERT_TRUE(status && WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL)
+            << DescribeStatus(status);
+        load.Stop();
+      }
+      std::cout << "lifetime " << run << ": killed after " << moment
+                << " acknowledged requests; acknowledged so far " << sent_.acknowledged_requests()
+                << "\n";
+    }
+  }
+
   TempDir dir_;
   TestHttpServer server_;
   SentLog sent_;
@@ -365,35 +416,9 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
 
 TEST_P(CrashLoopTest, KilledUnderLoadLosesNothingAcknowledged) {
   const int kills = EnvOr("RAYAGG_CRASH_KILLS", RAYAGG_CRASH_KILLS_DEFAULT);
-  const char* seed_text = std::getenv("RAYAGG_CRASH_SEED");
-  const uint64_t seed = seed_text != nullptr && *seed_text != '\0'
-                            ? std::strtoull(seed_text, nullptr, 10)
-                            : std::random_device{}();
-  std::cout << "crash loop: coalesce=" << GetParam() << " kills=" << kills << " seed=" << seed
-            << " (RAYAGG_CRASH_SEED to replay)\n";
+  const uint64_t seed = Seed();
   SCOPED_TRACE("RAYAGG_CRASH_SEED=" + std::to_string(seed));
-  std::mt19937_64 random(seed);
-  std::uniform_int_distribution<int> acked_before_kill(0, kMaxAckedBeforeKill);
-
-  for (int run = 0; run < kills; ++run) {
-    Ports ports;
-    std::unique_ptr<Subprocess> daemon = Start(run, ports);
-    ASSERT_NE(daemon, nullptr);
-    const int moment = acked_before_kill(random);
-    {
-      Load load(sent_, ports.grpc, ports.http);
-      ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + moment, kWaitTimeout))
-          << "lifetime " << run << ": fewer than " << moment << " requests acknowledged";
-      ASSERT_TRUE(daemon->Signal(SIGKILL));
-      const std::optional<int> status = daemon->WaitForExit(kWaitTimeout);
-      ASSERT_TRUE(status && WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL)
-          << DescribeStatus(status);
-      load.Stop();
-    }
-    std::cout << "lifetime " << run << ": killed after " << moment
-              << " acknowledged requests; acknowledged so far " << sent_.acknowledged_requests()
-              << "\n";
-  }
+  ASSERT_NO_FATAL_FAILURE(KillRepeatedly(kills, seed));
 
   // The last lifetime: load, then everything acknowledged must arrive.
   const int last = kills;
@@ -491,11 +516,167 @@ TEST_P(CrashLoopTest, KilledUnderLoadLosesNothingAcknowledged) {
   EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
 }
 
+// The object-store sink's variant: a dir:// store, the writer kept in the
+// spool (docs/OBJECT_STORE.md "Across restarts").
+class ObjectSinkCrashLoopTest : public CrashLoopTest {
+ protected:
+  void SetUp() override { std::filesystem::create_directory(bucket_); }
+
+  std::string SinkYaml(int) const override {
+    return "  - name: history\n"
+           "    url: dir://" +
+           bucket_ +
+           "\n"
+           "    cluster: {namespace: ns, name: c}\n"
+           "    object: {max_age: 100ms}\n"
+           "    max_in_flight: " +
+           std::to_string(kMaxInFlight) +
+           "\n"
+           "    retry: {initial_backoff: 5ms, max_backoff: 50ms}\n";
+  }
+
+  // Objects stored in a lifetime before its kill: 0 to 3 more than when
+  // its acknowledged requests were counted (drawn from the moment), so
+  // kills come before, between and while objects are uploaded, not only
+  // before the first (a lifetime acknowledges its requests within one
+  // max_age).
+  void BeforeKill(int run, int moment) override {
+    const size_t target = ObjectCount() + static_cast<size_t>(moment % 4);
+    ASSERT_TRUE(WaitFor([&] { return ObjectCount() >= target; }))
+        << "lifetime " << run << ": fewer than " << target << " objects stored";
+  }
+
+  size_t ObjectCount() const {
+    absl::StatusOr<ListObjectsPage> page =
+        DirObjectStore::ListBlocking(bucket_, {.prefix = "cluster-history/"});
+    return page.ok() ? page->objects.size() : 0;
+  }
+
+  // Reads the store: per transition serial, how many stored events carry it.
+  struct Stored {
+    std::vector<StoredEventObject> objects;
+    std::map<int64_t, int> serials;
+    size_t events = 0;
+    size_t undecodable = 0;
+    size_t manifest_mismatches = 0;  // objects whose rayagg-events is not their line count
+    size_t most_transitions = 0;     // in one object
+  };
+  Stored ReadStore() const {
+    Stored stored;
+    stored.objects = ReadEventObjects(bucket_);
+    for (const StoredEventObject& object : stored.objects) {
+      const std::optional<std::string> text = Gunzip(object.body);
+      if (!text) {
+        ++stored.undecodable;
+        continue;
+      }
+      size_t lines = 0, transitions = 0;
+      std::istringstream in(*text);
+      for (std::string line; std::getline(in, line); ++lines) {
+        RayEvent event;
+        google::protobuf::util::JsonParseOptions options;
+        options.ignore_unknown_fields = true;
+        if (!google::protobuf::util::JsonStringToMessage(line, &event, options).ok()) {
+          ++stored.undecodable;
+          continue;
+        }
+        ++stored.events;
+        for (const auto& transition : event.task_lifecycle_event().state_transitions()) {
+          ++stored.serials[transition.timestamp().seconds() - kBaseSeconds];
+          ++transitions;
+        }
+      }
+      stored.most_transitions = std::max(stored.most_transitions, transitions);
+      const auto count = object.manifest.find("rayagg-events");
+      if (count == object.manifest.end() || count->second != std::to_string(lines)) {
+        ++stored.manifest_mismatches;
+      }
+    }
+    return stored;
+  }
+
+  std::vector<int64_t> MissingFrom(const Stored& stored) const {
+    std::vector<int64_t> missing;
+    for (const int64_t serial : sent_.acknowledged()) {
+      if (!stored.serials.contains(serial)) missing.push_back(serial);
+    }
+    return missing;
+  }
+
+  const std::string bucket_ = dir_.Path("bucket");
+};
+
+TEST_P(ObjectSinkCrashLoopTest, EveryAcknowledgedEventIsInAnObjectAndTheManifestsShowNoGap) {
+  const int kills = EnvOr("RAYAGG_CRASH_KILLS", RAYAGG_CRASH_KILLS_DEFAULT);
+  const uint64_t seed = Seed();
+  SCOPED_TRACE("RAYAGG_CRASH_SEED=" + std::to_string(seed));
+  ASSERT_NO_FATAL_FAILURE(KillRepeatedly(kills, seed));
+
+  // The last lifetime: load, everything acknowledged stored, a clean stop.
+  Ports ports;
+  std::unique_ptr<Subprocess> daemon = Start(kills, ports);
+  ASSERT_NE(daemon, nullptr);
+  const uint64_t failed_before = sent_.failed_requests();
+  {
+    Load load(sent_, ports.grpc, ports.http);
+    ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + kMaxAckedBeforeKill,
+                                          kWaitTimeout));
+    load.Stop();
+  }
+  EXPECT_EQ(sent_.failed_requests(), failed_before) << "the last lifetime refused requests";
+  std::vector<int64_t> missing;
+  ASSERT_TRUE(WaitFor([&] {
+    missing = MissingFrom(ReadStore());
+    return missing.empty();
+  })) << missing.size()
+      << " acknowledged events in no object, e.g. serial " << missing.front() << " (of "
+      << sent_.acknowledged().size() << ")";
+  ASSERT_TRUE(daemon->Signal(SIGTERM));
+  const std::optional<int> status = daemon->WaitForExit(kWaitTimeout);
+  EXPECT_TRUE(ExitedWith(status, 0)) << DescribeStatus(status);
+
+  const Stored stored = ReadStore();
+  EXPECT_TRUE(MissingFrom(stored).empty());
+  EXPECT_EQ(stored.undecodable, 0u);
+  EXPECT_EQ(stored.manifest_mismatches, 0u);
+  std::set<std::string> writers;
+  for (const StoredEventObject& object : stored.objects) {
+    writers.insert(object.manifest.count("rayagg-writer") ? object.manifest.at("rayagg-writer")
+                                                          : "");
+  }
+  EXPECT_EQ(writers.size(), 1u) << "one writer kept in the spool across every restart";
+  size_t serials_stored = 0;
+  for (const auto& [serial, copies] : stored.serials) serials_stored += copies;
+  const size_t again = serials_stored - stored.serials.size();
+  std::cout << "objects " << stored.objects.size() << ", stored events " << stored.events
+            << ", transitions stored " << serials_stored << " for " << stored.serials.size()
+            << " serials (" << again << " again after a kill; the largest object holds "
+            << stored.most_transitions << "), acknowledged events " << sent_.acknowledged().size()
+            << ", sent events " << sent_.next_serial() << "\n";
+  // What a kill makes the next lifetime upload again is what was stored but
+  // not yet released: at most the max_in_flight uploads under way.
+  EXPECT_LE(again, static_cast<size_t>(kills) * kMaxInFlight * stored.most_transitions);
+
+  // ray-task-history's check: every number of the writer's stream is in an
+  // object or declared void by a later run; no gap, nothing missing.
+  const std::map<std::string, history::ManifestReport> reports =
+      CheckManifestsPerSession(stored.objects, dir_.Path("index"));
+  ASSERT_EQ(reports.size(), 1u);
+  for (const auto& [session, report] : reports) {
+    EXPECT_EQ(report.writers, 1) << session;
+    EXPECT_EQ(report.objects_without_manifest, 0) << session;
+    EXPECT_EQ(report.gaps, 0) << session;
+    EXPECT_EQ(report.gap_events, 0) << session;
+    EXPECT_EQ(report.missing_events, 0) << session;
+  }
+}
+
 std::string CoalescingName(const ::testing::TestParamInfo<bool>& param) {
   return param.param ? "On" : "Off";
 }
 
 INSTANTIATE_TEST_SUITE_P(Coalescing, CrashLoopTest, ::testing::Bool(), CoalescingName);
+INSTANTIATE_TEST_SUITE_P(Coalescing, ObjectSinkCrashLoopTest, ::testing::Bool(), CoalescingName);
 
 }  // namespace
 }  // namespace rayagg::test

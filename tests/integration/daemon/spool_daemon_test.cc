@@ -16,12 +16,11 @@
 #include <vector>
 
 #include "common/real_clock.h"
-#include "history/index_schema.h"
-#include "history/manifest_check.h"
 #include "http/http_client.h"
 #include "objsink/object_sink.h"
 #include "spool/ledger.h"
 #include "spool/spool.h"
+#include "store_manifests.h"
 #include "support/daemon_fixture.h"
 #include "support/metrics_scrape.h"
 #include "support/object_events.h"
@@ -370,55 +369,26 @@ TEST_F(SpoolDaemonTest, AnObjectSinkKeepsItsWriterAcrossARestartWithNoGap) {
   ASSERT_TRUE(WaitFor([&] { return sink.counters().sent_events.load() == stuck.size(); }));
   StopDaemon();
 
-  // Every event object's manifest into an index, as ray-task-history's
-  // indexer puts it there, then its check per session.
-  absl::StatusOr<history::OpenedIndex> index =
-      history::OpenIndexForWriting(dir_.Path("index"), 1 << 20);
-  ASSERT_TRUE(index.ok()) << index.status();
-  history::SqliteDb& db = *index->db;
-  std::map<std::string, int64_t> sessions;
+  // Every event object's manifest, then ray-task-history's check per session.
+  const std::vector<StoredEventObject> objects = ReadEventObjects(bucket);
   std::string declared_void;
-  absl::StatusOr<ListObjectsPage> page = DirObjectStore::ListBlocking(bucket, {});
-  ASSERT_TRUE(page.ok()) << page.status();
-  for (const ObjectInfo& info : page->objects) {
-    if (!info.key.starts_with("cluster-history/")) continue;
-    absl::StatusOr<StoredObject> object = DirObjectStore::GetBlocking(bucket, {.key = info.key});
-    ASSERT_TRUE(object.ok()) << object.status();
-    std::map<std::string, std::string> manifest(object->metadata.begin(), object->metadata.end());
-    EXPECT_EQ(manifest["rayagg-writer"], writer) << info.key;
-    if (!manifest["rayagg-seq-void"].empty()) declared_void = manifest["rayagg-seq-void"];
-    const std::string session =
-        info.key.find(stuck_session) != std::string::npos ? stuck_session : std::string(kSession);
-    const int64_t id =
-        sessions.emplace(session, static_cast<int64_t>(sessions.size()) + 1).first->second;
-    absl::StatusOr<history::SqliteStatement> insert = db.Prepare(
-        "INSERT OR IGNORE INTO sessions(id, cluster, kind, namespace, owner, cluster_name, name) "
-        "VALUES (?, 'c', 'raycluster', 'ns', '', 'c', ?)");
-    ASSERT_TRUE(insert.ok()) << insert.status();
-    insert->Bind(1, id).BindText(2, session);
-    ASSERT_TRUE(insert->Run().ok());
-    absl::StatusOr<history::SqliteStatement> put = db.Prepare(
-        "INSERT INTO objects(session_id, key, size, events, bad_lines, error, writer, seq_first, "
-        "seq_last, writer_drops, manifest_events, seq_void) VALUES (?,?,0,0,0,'',?,?,?,?,0,?)");
-    ASSERT_TRUE(put.ok()) << put.status();
-    put->Bind(1, id)
-        .BindText(2, info.key)
-        .BindText(3, manifest["rayagg-writer"])
-        .Bind(4, static_cast<int64_t>(std::stoll(manifest["rayagg-seq-first"])))
-        .Bind(5, static_cast<int64_t>(std::stoll(manifest["rayagg-seq-last"])))
-        .Bind(6, static_cast<int64_t>(std::stoll(manifest["rayagg-drops"])))
-        .BindText(7, manifest["rayagg-seq-void"]);
-    ASSERT_TRUE(put->Run().ok());
+  for (const StoredEventObject& object : objects) {
+    const auto manifest = [&](const std::string& name) {
+      const auto found = object.manifest.find(name);
+      return found == object.manifest.end() ? std::string() : found->second;
+    };
+    EXPECT_EQ(manifest("rayagg-writer"), writer) << object.key;
+    if (!manifest("rayagg-seq-void").empty()) declared_void = manifest("rayagg-seq-void");
   }
   // The first run's numbers for the stuck object, 13..20, were never stored.
   EXPECT_EQ(declared_void, "13-20");
-  ASSERT_EQ(sessions.size(), 2u);
-  for (const auto& [name, id] : sessions) {
-    absl::StatusOr<history::ManifestReport> report = history::CheckManifests(db, id);
-    ASSERT_TRUE(report.ok()) << report.status();
-    EXPECT_EQ(report->writers, 1) << name;
-    EXPECT_EQ(report->gaps, 0) << name;
-    EXPECT_EQ(report->missing_events, 0) << name;
+  const std::map<std::string, history::ManifestReport> reports =
+      CheckManifestsPerSession(objects, dir_.Path("index"));
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [name, report] : reports) {
+    EXPECT_EQ(report.writers, 1) << name;
+    EXPECT_EQ(report.gaps, 0) << name;
+    EXPECT_EQ(report.missing_events, 0) << name;
   }
 }
 
