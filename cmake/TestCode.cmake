@@ -14,6 +14,12 @@
 #     anyway), so the anchor and every test get the same flags: the global
 #     ones, rayagg_warnings(), -O0, -pthread, and the definitions spdlog, fmt
 #     and Boost give their users (rayagg_test_flags).
+#     Under g++ only the files that read gRPC, Boost or protobuf headers (most
+#     integration tests) use it: g++ loads the whole 400 MB header whatever a
+#     file needs, about 2 CPU seconds, more than a test that reads GoogleTest
+#     and our light headers spends parsing them (url_test.cc: 3.0 s of CPU
+#     without, 5.4 s with). clang loads a precompiled header lazily, so there
+#     every test file uses it.
 option(RAYAGG_TEST_PCH "Test executables share a precompiled header" ON)
 
 set(RAYAGG_TEST_PCH_HEADERS
@@ -43,10 +49,69 @@ if(RAYAGG_TEST_PCH)
   rayagg_warnings(rayagg_test_pch)
 endif()
 
+# Sets <out> to whether <file> reaches, through the quoted includes of our own
+# sources, a header of gRPC, Boost, protobuf or a generated .pb.h: the headers
+# that make the precompiled one pay under g++. Results are cached per file for
+# the configure run; a wrong answer would only cost build time.
+function(rayagg_reads_heavy_headers file out)
+  get_property(cached GLOBAL PROPERTY "rayagg_heavy:${file}" SET)
+  if(cached)
+    get_property(heavy GLOBAL PROPERTY "rayagg_heavy:${file}")
+    set(${out} ${heavy} PARENT_SCOPE)
+    return()
+  endif()
+  # Set before recursing, so an include cycle ends.
+  set_property(GLOBAL PROPERTY "rayagg_heavy:${file}" OFF)
+  set(heavy OFF)
+  get_filename_component(file_dir ${file} DIRECTORY)
+  file(STRINGS ${file} includes REGEX "^#include [<\"]")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "[<\"](grpcpp/|boost/|google/protobuf/|rayagg/asio\\.h|[^\"]*\\.pb\\.h)")
+      set(heavy ON)
+      break()
+    endif()
+    if(NOT line MATCHES "^#include \"([^\"]+)\"")
+      continue()
+    endif()
+    set(header ${CMAKE_MATCH_1})
+    foreach(dir ${file_dir} ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include
+                ${PROJECT_SOURCE_DIR}/tests)
+      if(EXISTS ${dir}/${header})
+        rayagg_reads_heavy_headers(${dir}/${header} header_heavy)
+        if(header_heavy)
+          set(heavy ON)
+        endif()
+        break()
+      endif()
+    endforeach()
+    if(heavy)
+      break()
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY "rayagg_heavy:${file}" ${heavy})
+  set(${out} ${heavy} PARENT_SCOPE)
+endfunction()
+
 # Applies the above to one test executable.
 function(rayagg_test_code target)
   target_link_libraries(${target} PRIVATE rayagg_test_flags)
-  if(RAYAGG_TEST_PCH)
-    target_precompile_headers(${target} REUSE_FROM rayagg_test_pch)
+  if(NOT RAYAGG_TEST_PCH)
+    return()
   endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    get_target_property(sources ${target} SOURCES)
+    get_target_property(source_dir ${target} SOURCE_DIR)
+    set(heavy OFF)
+    foreach(source IN LISTS sources)
+      get_filename_component(source ${source} ABSOLUTE BASE_DIR ${source_dir})
+      rayagg_reads_heavy_headers(${source} source_heavy)
+      if(source_heavy)
+        set(heavy ON)
+      endif()
+    endforeach()
+    if(NOT heavy)
+      return()
+    endif()
+  endif()
+  target_precompile_headers(${target} REUSE_FROM rayagg_test_pch)
 endfunction()
