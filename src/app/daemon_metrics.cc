@@ -339,8 +339,8 @@ constexpr Family kFamilies[] = {
     {{"rayagg_object_sink_held_bytes",
       kGauge,
       {"sink"},
-      "JSON held: open objects plus cut objects awaiting upload (bounded by "
-      "object.max_open_bytes)."},
+      "Bytes held: open objects' JSON plus cut objects awaiting upload (stored bytes and 96 per "
+      "event); bounded by object.max_open_bytes."},
      PerObjectSink<&ObjectSinkCounters::held_bytes>},
     {{"rayagg_object_sink_json_bytes_total",
       kCounter,

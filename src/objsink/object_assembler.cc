@@ -184,8 +184,17 @@ void ObjectAssembler::Cut(const std::string& group_key) {
   CutObject cut;
   cut.json_bytes = object.json.size();
   cut.gzip = options_.limits.gzip;
-  if (cut.gzip && !GzipCompress(object.json, cut.body).ok()) {
-    cut.gzip = false;  // zlib out of memory: store it as it is
+  if (cut.gzip) {
+    if (GzipCompress(object.json, gzip_scratch_).ok()) {
+      // A copy of just the compressed bytes: GzipCompress sizes its output
+      // to deflateBound (about the JSON's size, zero-filled, so resident)
+      // and shrinking keeps that capacity, which held about the JSON's size
+      // for every object awaiting upload while counting only its compressed
+      // size (issue 16: 1.3 GB after 60 s of the store down).
+      cut.body = std::string(gzip_scratch_.data(), gzip_scratch_.size());
+    } else {
+      cut.gzip = false;  // zlib out of memory: store it as it is
+    }
   }
   if (!cut.gzip) cut.body = std::move(object.json);
   cut.group = std::move(object.group);
@@ -201,8 +210,12 @@ void ObjectAssembler::Cut(const std::string& group_key) {
   cut.first_event_nanos = object.first_event_nanos;
   cut.last_event_nanos = object.last_event_nanos;
   cut.writer_drops = drops_.Total();
-  held_bytes_ += cut.body.size();
+  held_bytes_ += CutHeldBytes(cut);
   cut_.push_back(std::move(cut));
+}
+
+uint64_t ObjectAssembler::CutHeldBytes(const CutObject& object) {
+  return object.body.size() + object.events() * kHeldBytesPerCutEvent;
 }
 
 void ObjectAssembler::CutDue(SteadyTime now) {
@@ -251,10 +264,10 @@ void ObjectAssembler::Done(uint64_t unit) {
 
 void ObjectAssembler::Finish(const CutObject& object) {
   for (uint64_t unit : object.units) Done(unit);
-  held_bytes_ -= object.body.size();
+  held_bytes_ -= CutHeldBytes(object);
 }
 
-void ObjectAssembler::Keep(const CutObject& object) { held_bytes_ -= object.body.size(); }
+void ObjectAssembler::Keep(const CutObject& object) { held_bytes_ -= CutHeldBytes(object); }
 
 void ObjectAssembler::Rekey(CutObject& object, WallTime wall_now) {
   object.created = UniqueCreationTime(std::max(wall_now, object.created));

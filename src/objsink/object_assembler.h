@@ -141,8 +141,18 @@ class ObjectAssembler {
 
   size_t open_objects() const { return open_.size(); }
   uint64_t open_bytes() const { return open_bytes_; }
-  // Open objects' JSON plus cut objects' stored bytes until Finish().
+  // What object.max_open_bytes bounds: open objects' JSON plus, for each
+  // cut object until Finish() or Keep(), its stored bytes and
+  // kHeldBytesPerCutEvent per event.
   uint64_t held_bytes() const { return held_bytes_; }
+
+  // What each event of a cut object costs besides its share of the body:
+  // its type, received count and unit in the object (16 bytes, up to twice
+  // that with the vectors' growth) and its unit's node in units_ (about 64
+  // bytes with the bucket). Counted so that gzip, which shrinks an event's
+  // line to a few dozen bytes, cannot let the sink hold millions of events
+  // within the budget (issue 16).
+  static constexpr uint64_t kHeldBytesPerCutEvent = 96;
 
  private:
   struct OpenObject {
@@ -164,6 +174,7 @@ class ObjectAssembler {
   void File(const EventBatch& events, size_t index, uint64_t unit, SteadyTime now,
             WallTime wall_now, ReadReport& report);
   void Cut(const std::string& group_key);
+  static uint64_t CutHeldBytes(const CutObject& object);
   void Done(uint64_t unit);
   WallTime UniqueCreationTime(WallTime wall_now);
   void CountDropped(const std::vector<int32_t>& types, const std::vector<uint32_t>& received,
@@ -185,6 +196,10 @@ class ObjectAssembler {
   uint64_t held_bytes_ = 0;
   uint64_t next_seq_;
   int64_t last_created_nanos_ = 0;
+  // GzipCompress's output, reused: it keeps about the largest object's JSON
+  // size (the sizing formula's "one object being compressed"); each cut
+  // object gets a copy of just its compressed bytes.
+  std::string gzip_scratch_;
 };
 
 }  // namespace rayagg

@@ -364,6 +364,27 @@ TEST_F(ObjectSinkTest, WithTheBudgetHeldByFailedUploadsTheSinkStopsReading) {
   EXPECT_EQ(StoredEventIds().size(), 4u);
 }
 
+// Issue 16: with the store down the sink stops reading once its budget is
+// held, and gzip does not stretch that budget over the JSON of every event
+// it reads: each event held costs kHeldBytesPerCutEvent at least. (Before,
+// a cut object counted only its compressed bytes, a small part of a line.)
+TEST_F(ObjectSinkTest, WithTheStoreDownGzipDoesNotStretchTheBudgetOverMoreEvents) {
+  SinkConfig config = Config();
+  config.object.max_open_bytes = 64 * 1024;  // gzip on, the default
+  Start(config);
+  store_->FailAlways(ObjectStoreError(absl::StatusCode::kUnavailable, "SlowDown", "x"));
+  Append(0, 20000);
+  ASSERT_TRUE(test::WaitFor(
+      [&] { return sink_->object_counters().held_bytes.load() >= config.object.max_open_bytes; }));
+  // The log frees what its only cursor read: the rest is in the sink,
+  // unreleased. One read (1000 events) may pass the budget.
+  const uint64_t held_by_sink = 20000 - log_.GetSnapshot().held_events;
+  EXPECT_LE(held_by_sink,
+            config.object.max_open_bytes / ObjectAssembler::kHeldBytesPerCutEvent + 1000);
+  EXPECT_TRUE(log_.HasUnread(sink_->cursor()));
+  EXPECT_EQ(Released(), 0u);
+}
+
 // Ray's reported losses (AddEvents' dropped task attempts) go into the next
 // object's manifest, what they grew by since the previous one; an object
 // given up hands its share on, so the store's manifests add up to what the
