@@ -68,8 +68,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   asio::io_context io;
   tcp::socket socket(io);
   boost::system::error_code ec;
-  socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server->port), ec);
-  if (ec) Fail("cannot connect");
+  const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), server->port);
+  // libFuzzer's timer signal can interrupt the connect too (a busy machine
+  // makes it likelier): start over on a fresh socket, a bounded number of times.
+  for (int attempt = 0;; ++attempt) {
+    socket.connect(endpoint, ec);
+    if (ec != asio::error::interrupted || attempt == 100) break;
+    boost::system::error_code ignored;
+    socket.close(ignored);
+  }
+  if (ec) {
+    std::fprintf(stderr, "http_request_fuzz: connect: %s\n", ec.message().c_str());
+    Fail("cannot connect");
+  }
   // A server that never ends the connection fails the run instead of hanging it.
   const timeval timeout{.tv_sec = 20, .tv_usec = 0};
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
