@@ -408,6 +408,22 @@ class CrashLoopTest : public ::testing::TestWithParam<bool> {
     }
   }
 
+  // The last lifetime's start, which is not killed: the daemon on lifetime
+  // `run` (left running in `daemon`), loaded until kMaxAckedBeforeKill more
+  // requests were acknowledged, and none of them refused.
+  void RunLastLifetime(int run, Ports& ports, std::unique_ptr<Subprocess>& daemon) {
+    daemon = Start(run, ports);
+    ASSERT_NE(daemon, nullptr);
+    const uint64_t failed_before = sent_.failed_requests();
+    {
+      Load load(sent_, ports.grpc, ports.http);
+      ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + kMaxAckedBeforeKill,
+                                            kWaitTimeout));
+      load.Stop();
+    }
+    EXPECT_EQ(sent_.failed_requests(), failed_before) << "the last lifetime refused requests";
+  }
+
   TempDir dir_;
   TestHttpServer server_;
   SentLog sent_;
@@ -423,16 +439,8 @@ TEST_P(CrashLoopTest, KilledUnderLoadLosesNothingAcknowledged) {
   // The last lifetime: load, then everything acknowledged must arrive.
   const int last = kills;
   Ports ports;
-  std::unique_ptr<Subprocess> daemon = Start(last, ports);
-  ASSERT_NE(daemon, nullptr);
-  const uint64_t failed_before = sent_.failed_requests();
-  {
-    Load load(sent_, ports.grpc, ports.http);
-    ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + kMaxAckedBeforeKill,
-                                          kWaitTimeout));
-    load.Stop();
-  }
-  EXPECT_EQ(sent_.failed_requests(), failed_before) << "the last lifetime refused requests";
+  std::unique_ptr<Subprocess> daemon;
+  ASSERT_NO_FATAL_FAILURE(RunLastLifetime(last, ports, daemon));
 
   std::vector<int64_t> missing;
   ASSERT_TRUE(WaitForEveryAcknowledged(missing))
@@ -614,16 +622,8 @@ TEST_P(ObjectSinkCrashLoopTest, EveryAcknowledgedEventIsInAnObjectAndTheManifest
 
   // The last lifetime: load, everything acknowledged stored, a clean stop.
   Ports ports;
-  std::unique_ptr<Subprocess> daemon = Start(kills, ports);
-  ASSERT_NE(daemon, nullptr);
-  const uint64_t failed_before = sent_.failed_requests();
-  {
-    Load load(sent_, ports.grpc, ports.http);
-    ASSERT_TRUE(sent_.WaitForAcknowledged(sent_.acknowledged_requests() + kMaxAckedBeforeKill,
-                                          kWaitTimeout));
-    load.Stop();
-  }
-  EXPECT_EQ(sent_.failed_requests(), failed_before) << "the last lifetime refused requests";
+  std::unique_ptr<Subprocess> daemon;
+  ASSERT_NO_FATAL_FAILURE(RunLastLifetime(kills, ports, daemon));
   std::vector<int64_t> missing;
   ASSERT_TRUE(WaitFor([&] {
     missing = MissingFrom(ReadStore());
