@@ -6,6 +6,7 @@
 #include "config/problems.h"
 #include "config/ray_auth.h"
 #include "config/ray_environment.h"
+#include "config/token_file.h"
 #include "config/validate_config.h"
 
 namespace rayagg {
@@ -112,28 +113,16 @@ void AddSinkWarnings(const Config& config, std::vector<std::string>& warnings) {
 
 // http_ingest.bearer_token_file: read at every load, so SIGHUP (which loads
 // the config again) picks up a rotated token. Errors name the key and the
-// file, never the content.
+// file, never the content; the token goes into an Authorization header, so
+// it is one word.
 absl::Status ReadHttpIngestToken(HttpIngestConfig& http) {
   http.bearer_token.clear();
   if (http.bearer_token_file.empty()) return absl::OkStatus();
-  absl::StatusOr<std::string> content = ReadSmallFile(http.bearer_token_file);
-  if (!content.ok()) {
-    return absl::Status(content.status().code(), strings::Cat("http_ingest.bearer_token_file: ",
-                                                              content.status().message()));
-  }
-  const std::string_view token = strings::StripBlanks(*content, " \t\r\n");
-  if (token.empty()) {
-    return absl::InvalidArgumentError(
-        strings::Cat("http_ingest.bearer_token_file: ", http.bearer_token_file, " is empty"));
-  }
-  for (char c : token) {
-    if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f) {
-      return absl::InvalidArgumentError(
-          strings::Cat("http_ingest.bearer_token_file: ", http.bearer_token_file,
-                       ": the token contains a blank, line break or control character"));
-    }
-  }
-  http.bearer_token = std::string(token);
+  constexpr std::string_view kKey = "http_ingest.bearer_token_file: ";
+  absl::StatusOr<std::string> token =
+      ReadTokenFile(http.bearer_token_file, {.unreadable = kKey, .named = kKey, .one_word = true});
+  if (!token.ok()) return token.status();
+  http.bearer_token = *std::move(token);
   return absl::OkStatus();
 }
 

@@ -1,35 +1,13 @@
 #include "config/ray_auth.h"
 
 #include "absl/status/statusor.h"
-#include "common/small_file.h"
 #include "common/text.h"
+#include "config/token_file.h"
 
 namespace rayagg {
-namespace {
-
-std::string_view TrimBlanks(std::string_view text) { return strings::StripBlanks(text, " \t\r\n"); }
-
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view source) {
-  // Bounded: a token file pointing at something huge is an error, not an endless read.
-  absl::StatusOr<std::string> content = ReadSmallFile(path);
-  if (!content.ok()) {
-    return absl::Status(content.status().code(),
-                        strings::Cat(kRayAuthMode, "=token but no token: ", kRayAuthToken,
-                                     " is not set and the token file (", source,
-                                     ") cannot be used: ", content.status().message()));
-  }
-  const std::string token(TrimBlanks(*content));
-  if (token.empty()) {
-    return absl::InvalidArgumentError(
-        strings::Cat(kRayAuthMode, "=token but the token file ", path, " is empty"));
-  }
-  return token;
-}
-
-}  // namespace
 
 absl::Status ApplyRayAuth(const Environment& env, IngestAuthConfig& auth) {
-  const std::string mode = strings::ToLower(TrimBlanks(env.Get(kRayAuthMode).value_or("")));
+  const std::string mode = strings::ToLower(TrimToken(env.Get(kRayAuthMode).value_or("")));
   if (mode.empty() || mode == "disabled") {
     auth = IngestAuthConfig{};
     return absl::OkStatus();
@@ -41,7 +19,7 @@ absl::Status ApplyRayAuth(const Environment& env, IngestAuthConfig& auth) {
   }
   auth.token_required = true;
   if (std::optional<std::string> token = env.Get(kRayAuthToken); token.has_value()) {
-    auth.token = std::string(TrimBlanks(*token));
+    auth.token = std::string(TrimToken(*token));
     if (!auth.token.empty()) return absl::OkStatus();
   }
   std::string path;
@@ -60,7 +38,13 @@ absl::Status ApplyRayAuth(const Environment& env, IngestAuthConfig& auth) {
     path = *home + "/.ray/auth_token";
     source = "Ray's default";
   }
-  absl::StatusOr<std::string> token = ReadTokenFile(path, source);
+  const std::string unreadable =
+      strings::Cat(kRayAuthMode, "=token but no token: ", kRayAuthToken,
+                   " is not set and the token file (", source, ") cannot be used: ");
+  const std::string named = strings::Cat(kRayAuthMode, "=token but the token file ");
+  // As Ray reads it: trimmed, otherwise taken as it is (not .one_word).
+  absl::StatusOr<std::string> token =
+      ReadTokenFile(path, {.unreadable = unreadable, .named = named});
   if (!token.ok()) return token.status();
   auth.token = *std::move(token);
   return absl::OkStatus();
