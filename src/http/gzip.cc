@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <climits>
 #include <limits>
 
 namespace rayagg {
@@ -18,25 +19,44 @@ constexpr size_t kMaxChunk = std::numeric_limits<uInt>::max();
 }  // namespace
 
 absl::Status GzipCompress(std::string_view in, std::string& out, int level) {
+  const std::string_view parts[] = {in};
+  return GzipCompress(std::span<const std::string_view>(parts), out, level);
+}
+
+absl::Status GzipCompress(std::span<const std::string_view> parts, std::string& out, int level) {
   z_stream stream{};
   if (deflateInit2(&stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) !=
       Z_OK) {
     return absl::ResourceExhaustedError("zlib deflateInit2 failed");
   }
-  // deflateBound is exact enough for one pass when the input fits in uLong.
-  out.resize(deflateBound(&stream, static_cast<uLong>(in.size())) + 64);
+  size_t total = 0;
+  for (std::string_view part : parts) total += part.size();
+  // Not deflateBound: resizing a string zero-fills it, and the bound is
+  // about the input's size while event JSON shrinks several times at level
+  // 1 — zeroing the bound cost as much as a copy of the whole input. The
+  // output doubles when this guess is short.
+  const size_t bound =
+      deflateBound(&stream, static_cast<uLong>(std::min<size_t>(total, ULONG_MAX)));
+  out.resize(std::min(bound, total / 4 + 4096) + 64);
   size_t produced = 0;
-  size_t consumed = 0;
+  size_t part_index = 0;
+  size_t consumed = 0;  // of parts[part_index]
   int result = Z_OK;
   while (result != Z_STREAM_END) {
-    const size_t in_chunk = std::min(in.size() - consumed, kMaxChunk);
-    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + consumed));
+    while (part_index < parts.size() && consumed == parts[part_index].size()) {
+      ++part_index;
+      consumed = 0;
+    }
+    const std::string_view part =
+        part_index < parts.size() ? parts[part_index] : std::string_view();
+    const size_t in_chunk = std::min(part.size() - consumed, kMaxChunk);
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(part.data() + consumed));
     stream.avail_in = static_cast<uInt>(in_chunk);
     if (out.size() - produced < 64) out.resize(out.size() * 2);
     const size_t out_chunk = std::min(out.size() - produced, kMaxChunk);
     stream.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     stream.avail_out = static_cast<uInt>(out_chunk);
-    const bool last = consumed + in_chunk == in.size();
+    const bool last = part_index + 1 >= parts.size() && consumed + in_chunk == part.size();
     result = deflate(&stream, last ? Z_FINISH : Z_NO_FLUSH);
     consumed += in_chunk - stream.avail_in;
     produced += out_chunk - stream.avail_out;

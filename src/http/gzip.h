@@ -2,6 +2,7 @@
 // `compression: gzip`.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -18,5 +19,11 @@ inline constexpr int kGzipLevel = 1;
 // Fails only if zlib does (out of memory); `out` is then unspecified.
 // `level` (1..9) is for the benchmark comparing levels (bench/gzip_bench.cc).
 absl::Status GzipCompress(std::string_view in, std::string& out, int level = kGzipLevel);
+
+// The same for the concatenation of `parts`, without making it: the
+// object-store sink keeps an open object's JSON Lines in pieces
+// (objsink/object_assembler.h) so that growing it never copies it.
+absl::Status GzipCompress(std::span<const std::string_view> parts, std::string& out,
+                          int level = kGzipLevel);
 
 }  // namespace rayagg

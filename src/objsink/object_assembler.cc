@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include "http/gzip.h"
@@ -136,7 +138,7 @@ void ObjectAssembler::File(const EventBatch& events, size_t index, uint64_t unit
   const std::string key = GroupKey(group);
   auto it = open_.find(key);
   if (it != open_.end() && !it->second.types.empty() &&
-      it->second.json.size() + line_.size() > options_.limits.max_bytes) {
+      it->second.json_size + line_.size() > options_.limits.max_bytes) {
     Cut(key);
     it = open_.end();
   }
@@ -147,7 +149,7 @@ void ObjectAssembler::File(const EventBatch& events, size_t index, uint64_t unit
     it = open_.emplace(key, std::move(opened)).first;
   }
   OpenObject& object = it->second;
-  object.json += line_;
+  AppendJson(object, line_);
   object.types.push_back(type);
   object.received.push_back(received);
   object.units.push_back(unit);
@@ -160,6 +162,17 @@ void ObjectAssembler::File(const EventBatch& events, size_t index, uint64_t unit
   }
   open_bytes_ += line_.size();
   held_bytes_ += line_.size();
+}
+
+void ObjectAssembler::AppendJson(OpenObject& object, std::string_view line) {
+  if (object.json.empty() ||
+      object.json.back().capacity() - object.json.back().size() < line.size()) {
+    std::string& piece = object.json.emplace_back();
+    piece.reserve(std::max<size_t>(
+        line.size(), std::clamp<size_t>(object.json_size, kMinJsonPiece, kMaxJsonPiece)));
+  }
+  object.json.back() += line;
+  object.json_size += line.size();
 }
 
 WallTime ObjectAssembler::UniqueCreationTime(WallTime wall_now) {
@@ -178,14 +191,15 @@ void ObjectAssembler::Cut(const std::string& group_key) {
   if (it == open_.end()) return;
   OpenObject object = std::move(it->second);
   open_.erase(it);
-  open_bytes_ -= object.json.size();
-  held_bytes_ -= object.json.size();
+  open_bytes_ -= object.json_size;
+  held_bytes_ -= object.json_size;
 
   CutObject cut;
-  cut.json_bytes = object.json.size();
+  cut.json_bytes = object.json_size;
   cut.gzip = options_.limits.gzip;
   if (cut.gzip) {
-    if (GzipCompress(object.json, gzip_scratch_).ok()) {
+    const std::vector<std::string_view> parts(object.json.begin(), object.json.end());
+    if (GzipCompress(std::span<const std::string_view>(parts), gzip_scratch_).ok()) {
       // A copy of just the compressed bytes: GzipCompress sizes its output
       // to deflateBound (about the JSON's size, zero-filled, so resident)
       // and shrinking keeps that capacity, which held about the JSON's size
@@ -196,7 +210,15 @@ void ObjectAssembler::Cut(const std::string& group_key) {
       cut.gzip = false;  // zlib out of memory: store it as it is
     }
   }
-  if (!cut.gzip) cut.body = std::move(object.json);
+  if (!cut.gzip) {
+    if (object.json.size() == 1) {
+      cut.body = std::move(object.json.front());
+    } else {
+      cut.body.reserve(object.json_size);
+      for (const std::string& piece : object.json) cut.body += piece;
+    }
+  }
+  object.json.clear();
   cut.group = std::move(object.group);
   cut.created = object.created;
   cut.key = kuberay::EventObjectKey(options_.cluster, cut.group.session, cut.group.node_id_hex,
@@ -229,7 +251,7 @@ void ObjectAssembler::CutDue(SteadyTime now) {
 void ObjectAssembler::CutForBudget() {
   while (!open_.empty() && held_bytes_ >= options_.limits.max_open_bytes) {
     auto largest = std::max_element(open_.begin(), open_.end(), [](const auto& a, const auto& b) {
-      return a.second.json.size() < b.second.json.size();
+      return a.second.json_size < b.second.json_size;
     });
     Cut(largest->first);
   }
@@ -285,7 +307,7 @@ void ObjectAssembler::DropAll(DropReason reason) {
   for (auto& [key, object] : open_) {
     CountDropped(object.types, object.received, reason);
     for (uint64_t unit : object.units) Done(unit);
-    held_bytes_ -= object.json.size();
+    held_bytes_ -= object.json_size;
   }
   open_.clear();
   open_bytes_ = 0;

@@ -5,6 +5,8 @@
 
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "support/gunzip.h"
 
@@ -44,6 +46,24 @@ TEST(GzipTest, ReusesTheOutputString) {
   std::string gzip = "previous content that must not leak into the next body";
   ASSERT_TRUE(GzipCompress("[1]", gzip).ok());
   EXPECT_EQ(test::Gunzip(gzip), "[1]");
+}
+
+TEST(GzipTest, CompressesPartsAsTheirConcatenation) {
+  // Pieces of every kind: empty ones (first, between, last), a large one
+  // whose output outgrows the first guess, and small ones.
+  std::mt19937 random(7);
+  std::string noise(200'000, '\0');
+  for (char& c : noise) c = static_cast<char>(random());
+  const std::vector<std::string> pieces = {"", "{\"a\":1}\n", "", noise, "{\"b\":2}\n", ""};
+  std::vector<std::string_view> parts(pieces.begin(), pieces.end());
+  std::string whole;
+  for (const std::string& piece : pieces) whole += piece;
+  std::string gzip;
+  ASSERT_TRUE(GzipCompress(std::span<const std::string_view>(parts), gzip).ok());
+  EXPECT_EQ(test::Gunzip(gzip), whole);
+
+  ASSERT_TRUE(GzipCompress(std::span<const std::string_view>(), gzip).ok());
+  EXPECT_EQ(test::Gunzip(gzip), "");
 }
 
 }  // namespace
