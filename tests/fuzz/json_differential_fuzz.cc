@@ -1,6 +1,6 @@
 // Differential fuzzing: arbitrary bytes parsed as a RayEvent, encoded by our
 // encoder and by protobuf's printer, in both naming modes; the two must both
-// fail or produce equal JSON values (tests/unit/json/differential.h). Any
+// fail or produce equal JSON values (tests/support/encoder_diff.h). Any
 // difference aborts with both outputs printed. A seed corpus of realistic
 // random events: RAYAGG_JSON_CORPUS_DIR=dir json_differential_test.
 #include <google/protobuf/stubs/logging.h>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "unit/json/differential.h"
+#include "support/encoder_diff.h"
 
 // protobuf logs every invalid UTF-8 string it rejects; keep the output readable.
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {

@@ -10,7 +10,7 @@
 
 #include "rayagg/incoming_event.h"
 #include "support/sample_events.h"
-#include "unit/json/random_message.h"
+#include "support/random_message.h"
 
 namespace rayagg {
 namespace {

@@ -22,7 +22,7 @@
 #include "support/json_compare.h"
 #include "support/legacy/nlohmann_event_parser.h"
 #include "support/sample_events.h"
-#include "unit/json/random_message.h"
+#include "support/random_message.h"
 
 namespace rayagg {
 namespace {

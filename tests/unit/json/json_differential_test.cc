@@ -11,8 +11,8 @@
 
 #include "rayagg/event_json_encoder.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
-#include "unit/json/differential.h"
-#include "unit/json/random_message.h"
+#include "support/encoder_diff.h"
+#include "support/random_message.h"
 
 namespace rayagg {
 namespace {

@@ -13,7 +13,7 @@
 #include "merge/lifecycle_wire_merge.h"
 #include "merge/ray_event_merger.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
-#include "unit/json/random_message.h"
+#include "support/random_message.h"
 
 namespace rayagg {
 namespace {

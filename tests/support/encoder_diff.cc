@@ -1,36 +1,19 @@
-// The differential check shared by the unit tests and the fuzzer: encode one
-// serialized RayEvent with our encoder and with protobuf's printer, parse both
-// and compare. Header-only so the fuzz target can use it without gtest.
-#pragma once
+#include "support/encoder_diff.h"
 
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
-#include <string_view>
 
 #include "json/fast_json_encoder.h"
-#include "rayagg/event_json_encoder.h"
 
 namespace rayagg::testing {
 
-struct EncoderPair {
-  explicit EncoderPair(JsonOptions options)
-      : ours(MakeFastJsonEncoder(options)),
-        ours_reflection_only(
-            MakeFastJsonEncoder(options, {.parse_on_arena = false, .specialized = false})),
-        oracle(MakeProtobufJsonEncoder(options)) {}
-  std::unique_ptr<EventJsonEncoder> ours;                  // the default
-  std::unique_ptr<EventJsonEncoder> ours_reflection_only;  // no specializations, no arena
-  std::unique_ptr<EventJsonEncoder> oracle;
-};
+EncoderPair::EncoderPair(JsonOptions options)
+    : ours(MakeFastJsonEncoder(options)),
+      ours_reflection_only(
+          MakeFastJsonEncoder(options, {.parse_on_arena = false, .specialized = false})),
+      oracle(MakeProtobufJsonEncoder(options)) {}
 
-// Returns a description of the difference, or nullopt when both encoders
-// agree: both fail, or both succeed with JSON values that compare equal
-// (nlohmann::json: object key order ignored, numbers compared by value —
-// doubles exactly; 64-bit integers are strings on both sides).
-inline std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder,
-                                              EventJsonEncoder& oracle_encoder,
-                                              std::string_view bytes) {
+std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder, EventJsonEncoder& oracle_encoder,
+                                       std::string_view bytes) {
   // A non-empty prefix checks that each encoder appends and, on error,
   // leaves the buffer as it was.
   const std::string prefix = "[{\"x\":1},";
@@ -60,7 +43,7 @@ inline std::optional<std::string> DiffEncoder(EventJsonEncoder& encoder,
   return std::nullopt;
 }
 
-inline std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_view bytes) {
+std::optional<std::string> DiffEncoders(EncoderPair& pair, std::string_view bytes) {
   if (auto diff = DiffEncoder(*pair.ours, *pair.oracle, bytes)) return "[specialized] " + *diff;
   if (auto diff = DiffEncoder(*pair.ours_reflection_only, *pair.oracle, bytes)) {
     return "[reflection only] " + *diff;
