@@ -9,8 +9,8 @@
 #include <string>
 
 #include "rayagg/incoming_event.h"
-#include "support/sample_events.h"
 #include "support/random_message.h"
+#include "support/sample_events.h"
 
 namespace rayagg {
 namespace {

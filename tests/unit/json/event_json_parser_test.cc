@@ -21,8 +21,8 @@
 #include "absl/status/statusor.h"
 #include "support/json_compare.h"
 #include "support/legacy/nlohmann_event_parser.h"
-#include "support/sample_events.h"
 #include "support/random_message.h"
+#include "support/sample_events.h"
 
 namespace rayagg {
 namespace {
