@@ -1,10 +1,9 @@
-// The one place that includes Boost.Asio and Beast. Boost 1.74's awaitable.hpp
-// uses std::exchange without including <utility>, which breaks g++ 12 unless
-// <utility> comes first.
+// The one place that includes all of Boost.Asio and Beast (interfaces that
+// only return awaitables include the light rayagg/awaitable.h).
 #pragma once
 
-#include <utility>
-// (keeps clang-format from sorting <utility> after Boost)
+#include "rayagg/awaitable.h"
+// (keeps clang-format from sorting our header after Boost's)
 #include <boost/asio.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -15,7 +14,6 @@
 #include <boost/beast/http.hpp>
 
 namespace rayagg {
-namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
 }  // namespace rayagg

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "rayagg/asio.h"
+#include "rayagg/awaitable.h"
 
 namespace rayagg {
 

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <memory>
 
-#include "rayagg/asio.h"
+#include "rayagg/awaitable.h"
 
 namespace rayagg {
 

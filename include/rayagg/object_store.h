@@ -49,7 +49,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "rayagg/asio.h"
+#include "rayagg/awaitable.h"
 
 namespace rayagg {
 

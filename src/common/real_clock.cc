@@ -1,5 +1,7 @@
 #include "common/real_clock.h"
 
+#include "rayagg/asio.h"
+
 namespace rayagg {
 namespace {
 

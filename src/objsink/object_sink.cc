@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "rayagg/asio.h"
+
 namespace rayagg {
 namespace {
 

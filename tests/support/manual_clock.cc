@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "rayagg/asio.h"
+
 namespace rayagg::test {
 
 class ManualTimer final : public Timer {
