@@ -17,20 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "http/http_endpoint.h"
 #include "http/tls_context.h"
 #include "rayagg/asio.h"
 
 namespace rayagg {
-
-struct HttpEndpoint {
-  bool https = false;
-  std::string connect_host{};  // a name or an address literal ("::1" without brackets)
-  uint16_t connect_port = 0;
-  std::string host_header{};  // "bucket.s3.example.com[:port]"
-  // The name SNI carries and the certificate must match; "" means the host
-  // part of host_header. Ignored for http.
-  std::string tls_name{};
-};
 
 struct HttpExchangeRequest {
   http::verb method = http::verb::get;

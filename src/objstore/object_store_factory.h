@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "rayagg/asio.h"
+#include "rayagg/awaitable.h"
 #include "rayagg/config.h"
 #include "rayagg/object_store.h"
 

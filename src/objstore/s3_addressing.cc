@@ -1,5 +1,7 @@
 #include "objstore/s3_addressing.h"
 
+#include <boost/asio/ip/address.hpp>
+
 #include "common/text.h"
 #include "common/url.h"
 #include "objstore/sigv4.h"
@@ -9,7 +11,7 @@ namespace {
 
 bool IsAddressLiteral(std::string_view host) {
   boost::system::error_code error;
-  asio::ip::make_address(std::string(host), error);
+  boost::asio::ip::make_address(std::string(host), error);
   return !error;
 }
 

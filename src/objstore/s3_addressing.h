@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "http/http_connection.h"
+#include "http/http_endpoint.h"
 #include "objstore/rules/store_url.h"
 #include "rayagg/config.h"
 
