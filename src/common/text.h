@@ -69,6 +69,9 @@ std::string_view StripBlanks(std::string_view text);
 // than the default (HTTP's optional whitespace is only space and tab).
 std::string_view StripBlanks(std::string_view text, std::string_view blanks);
 
+// '0' to '9' only, whatever the locale (std::isdigit depends on it).
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
 std::string ToLower(std::string_view text);
 std::string ToUpper(std::string_view text);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);

@@ -15,8 +15,6 @@ namespace rayagg {
 
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // One variable that is set: its full name and raw value.
 struct SetVariable {
   std::string name;
@@ -65,8 +63,9 @@ class RayEnvReader {
   std::optional<uint64_t> Integer(const std::optional<SetVariable>& variable, uint64_t min,
                                   uint64_t max, std::string_view kept) {
     if (!variable.has_value()) return std::nullopt;
-    const bool digits = !variable->value.empty() &&
-                        std::all_of(variable->value.begin(), variable->value.end(), IsDigit);
+    const bool digits =
+        !variable->value.empty() &&
+        std::all_of(variable->value.begin(), variable->value.end(), strings::IsDigit);
     if (!digits) {
       Ignored(*variable, "Ray reads it only if it consists of digits (Ray ignores it too)", kept);
       return std::nullopt;
@@ -217,7 +216,8 @@ std::vector<std::string> SetSinkVariables(const RayEnvReader& reader) {
 }  // namespace
 
 std::optional<uint64_t> ParseRayEnvInteger(std::string_view value) {
-  if (value.empty() || !std::all_of(value.begin(), value.end(), IsDigit)) return std::nullopt;
+  if (value.empty() || !std::all_of(value.begin(), value.end(), strings::IsDigit))
+    return std::nullopt;
   uint64_t result = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), result);
   if (ec != std::errc() || ptr != value.data() + value.size()) return std::nullopt;
@@ -236,7 +236,8 @@ std::optional<double> ParseRayEnvFloat(std::string_view value) {
   digits.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '_') {
-      if (i == 0 || i + 1 == text.size() || !IsDigit(text[i - 1]) || !IsDigit(text[i + 1]))
+      if (i == 0 || i + 1 == text.size() || !strings::IsDigit(text[i - 1]) ||
+          !strings::IsDigit(text[i + 1]))
         return std::nullopt;
       continue;
     }

@@ -24,12 +24,10 @@ struct Decimal {
   uint64_t fraction_scale = 1;  // 10^(number of fraction digits)
 };
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Splits "1.5MiB" into number "1.5" and unit "MiB" (blanks between allowed).
 void SplitNumberAndUnit(std::string_view text, std::string_view& number, std::string_view& unit) {
   size_t end = 0;
-  while (end < text.size() && (IsDigit(text[end]) || text[end] == '.')) ++end;
+  while (end < text.size() && (strings::IsDigit(text[end]) || text[end] == '.')) ++end;
   number = text.substr(0, end);
   unit = strings::StripBlanks(text.substr(end));
 }
@@ -43,7 +41,7 @@ bool ParseDecimal(std::string_view text, Decimal& out) {
   // 18 fraction digits keep fraction_scale within uint64_t.
   if (fraction.size() > 18) return false;
   for (char c : fraction) {
-    if (!IsDigit(c)) return false;
+    if (!strings::IsDigit(c)) return false;
   }
   if (!integer.empty()) {
     auto [ptr, ec] = std::from_chars(integer.data(), integer.data() + integer.size(), out.integer);

@@ -44,16 +44,12 @@ struct Binds {
   }
 };
 
-absl::Status Bad(std::string_view message) {
-  return absl::InvalidArgumentError(std::string(message));
-}
-
 absl::StatusOr<int64_t> ParseInt(std::string_view name, std::string_view text, int64_t min,
                                  int64_t max) {
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    return Bad(strings::Cat(name, ": expected an integer from ", min, " to ", max));
+    return BadParameter(strings::Cat(name, ": expected an integer from ", min, " to ", max));
   }
   return value;
 }
@@ -64,7 +60,7 @@ absl::StatusOr<double> ParseMillis(std::string_view name, std::string_view text)
   // At most what int64 nanoseconds hold (about 292 years), as the value is
   // compared with them.
   if (ec != std::errc() || end != text.data() + text.size() || !(value >= 0) || value > 9e12) {
-    return Bad(strings::Cat(name, ": expected a non-negative number of milliseconds"));
+    return BadParameter(strings::Cat(name, ": expected a non-negative number of milliseconds"));
   }
   return value;
 }
@@ -116,11 +112,11 @@ std::string EncodeCursor(const json& cursor) { return HexId(cursor.dump()); }
 
 absl::StatusOr<json> DecodeCursor(std::string_view text) {
   std::optional<std::string> bytes = BytesFromHex(text);
-  if (!bytes) return Bad("cursor: not a cursor this API returned");
+  if (!bytes) return BadParameter("cursor: not a cursor this API returned");
   json value = json::parse(*bytes, nullptr, false);
   if (value.is_discarded() || !value.is_array() || value.size() != 4 || !value[0].is_string() ||
       !value[1].is_string() || !value[3].is_number_integer()) {
-    return Bad("cursor: not a cursor this API returned");
+    return BadParameter("cursor: not a cursor this API returned");
   }
   return value;
 }
@@ -286,7 +282,7 @@ absl::StatusOr<SessionRow> HistoryQueries::ResolveSession(
                                         : "the index holds no sessions yet");
   }
   if (rows.size() > 1) {
-    return Bad("session: that name exists in several clusters; give <cluster>/<session>");
+    return BadParameter("session: that name exists in several clusters; give <cluster>/<session>");
   }
   return rows.front();
 }
@@ -427,7 +423,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   } else if (by == "node") {
     dim = SummaryDim::kNode;
   } else {
-    return Bad("by: expected function, error_type, job or node");
+    return BadParameter("by: expected function, error_type, job or node");
   }
   int64_t limit = 1000, offset = 0;
   if (auto text = params.Get("limit")) {
@@ -532,7 +528,7 @@ absl::Status AddTaskFilters(const QueryParams& params, std::string& sql, Binds& 
         in_list(std::string_view(key) == "state" ? "t.state" : "t.raw_state",
                 SplitComma(params.All(key)), [&](const std::string& value) -> absl::Status {
                   std::optional<int32_t> state = TaskStateFromName(strings::ToUpper(value));
-                  if (!state) return Bad(strings::Cat(key, ": unknown task state"));
+                  if (!state) return BadParameter(strings::Cat(key, ": unknown task state"));
                   binds.Int(*state);
                   return absl::OkStatus();
                 });
@@ -542,7 +538,7 @@ absl::Status AddTaskFilters(const QueryParams& params, std::string& sql, Binds& 
                                [&](const std::string& value) -> absl::Status {
                                  ray::rpc::TaskType type;
                                  if (!ray::rpc::TaskType_Parse(strings::ToUpper(value), &type)) {
-                                   return Bad("type: unknown task type");
+                                   return BadParameter("type: unknown task type");
                                  }
                                  binds.Int(type);
                                  return absl::OkStatus();
@@ -556,7 +552,7 @@ absl::Status AddTaskFilters(const QueryParams& params, std::string& sql, Binds& 
                       return absl::OkStatus();
                     }
                     absl::StatusOr<int64_t> number = ParseInt("error_type", value, 0, 1 << 20);
-                    if (!number.ok()) return Bad("error_type: unknown error type");
+                    if (!number.ok()) return BadParameter("error_type: unknown error type");
                     binds.Int(*number);
                     return absl::OkStatus();
                   });
@@ -585,7 +581,7 @@ absl::Status AddTaskFilters(const QueryParams& params, std::string& sql, Binds& 
                                     {"actor_id", "t.actor_id"}}) {
     if (auto value = params.Get(key)) {
       std::optional<std::string> bytes = BytesFromHex(*value);
-      if (!bytes) return Bad(strings::Cat(key, ": expected a hex id"));
+      if (!bytes) return BadParameter(strings::Cat(key, ": expected a hex id"));
       strings::Append(sql, " AND ", column, " = ?");
       binds.Blob(*bytes);
     }
@@ -665,7 +661,7 @@ const std::set<std::string_view>& KnownTaskListParams() {
 absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) {
   for (const auto& [key, value] : params.items()) {
     if (!KnownTaskListParams().contains(key)) {
-      return Bad(strings::Cat("unknown parameter ", key.substr(0, 64)));
+      return BadParameter(strings::Cat("unknown parameter ", key.substr(0, 64)));
     }
   }
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session"));
@@ -675,9 +671,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   for (const SortColumn& column : kSortColumns) {
     if (column.name == sort_name) sort = &column;
   }
-  if (sort == nullptr) return Bad("sort: not a sortable column");
+  if (sort == nullptr) return BadParameter("sort: not a sortable column");
   const std::string order = strings::ToLower(params.Get("order").value_or("asc"));
-  if (order != "asc" && order != "desc") return Bad("order: expected asc or desc");
+  if (order != "asc" && order != "desc") return BadParameter("order: expected asc or desc");
   int64_t limit = 100;
   if (auto text = params.Get("limit")) {
     absl::StatusOr<int64_t> parsed =
@@ -694,11 +690,11 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
     absl::StatusOr<json> cursor = DecodeCursor(*text);
     if (!cursor.ok()) return cursor.status();
     if ((*cursor)[0] != sort_name || (*cursor)[1] != order) {
-      return Bad("cursor: it belongs to another sort order");
+      return BadParameter("cursor: it belongs to another sort order");
     }
     const json& value = (*cursor)[2];
     if (sort->text ? !value.is_string() : !value.is_number_integer()) {
-      return Bad("cursor: not a cursor this API returned");
+      return BadParameter("cursor: not a cursor this API returned");
     }
     strings::Append(sql, " AND (", sort->expression, ", t.id) ", order == "asc" ? ">" : "<",
                     " (?, ?)");
@@ -747,8 +743,8 @@ namespace {
 
 absl::StatusOr<std::string> HexParam(const QueryParams& params, std::string_view key) {
   std::optional<std::string> value = params.Get(key);
-  if (!value || value->empty()) return Bad(strings::Cat(key, ": required"));
-  if (!BytesFromHex(*value)) return Bad(strings::Cat(key, ": expected a hex id"));
+  if (!value || value->empty()) return BadParameter(strings::Cat(key, ": required"));
+  if (!BytesFromHex(*value)) return BadParameter(strings::Cat(key, ": expected a hex id"));
   return strings::ToLower(*value);
 }
 

@@ -31,4 +31,9 @@ class QueryParams {
 // The path of a request target, without its query string.
 std::string_view TargetPath(std::string_view target);
 
+// A parameter the query cannot use: answered 400 with `message` as the reason.
+inline absl::Status BadParameter(std::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
+}
+
 }  // namespace rayagg::history

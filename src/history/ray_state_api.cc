@@ -22,10 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-absl::Status Bad(std::string_view message) {
-  return absl::InvalidArgumentError(std::string(message));
-}
-
 std::string RayStateName(int32_t state) {
   if (state == kUnknownJobFinished || state == kUnknownNodeDied) return "FAILED";
   return TaskStateName(state);
@@ -52,7 +48,7 @@ absl::StatusOr<bool> BoolParam(const QueryParams& params, std::string_view key, 
   const std::string lower = strings::ToLower(*value);
   if (lower == "1" || lower == "true") return true;
   if (lower == "0" || lower == "false") return false;
-  return Bad(strings::Cat(key, ": expected true or false"));
+  return BadParameter(strings::Cat(key, ": expected true or false"));
 }
 
 struct RayFilter {
@@ -64,13 +60,14 @@ absl::StatusOr<std::vector<RayFilter>> Filters(const QueryParams& params) {
   const std::vector<std::string> predicates = params.All("filter_predicates");
   const std::vector<std::string> values = params.All("filter_values");
   if (keys.size() != predicates.size() || keys.size() != values.size()) {
-    return Bad("filter_keys, filter_predicates and filter_values must have the same length");
+    return BadParameter(
+        "filter_keys, filter_predicates and filter_values must have the same length");
   }
   std::vector<RayFilter> out;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (predicates[i] != "=" && predicates[i] != "!=") {
-      return Bad(strings::Cat("Unsupported filter predicate ", predicates[i].substr(0, 16),
-                              " is given. Available predicates: =, !=."));
+      return BadParameter(strings::Cat("Unsupported filter predicate ", predicates[i].substr(0, 16),
+                                       " is given. Available predicates: =, !=."));
     }
     out.push_back({keys[i], predicates[i], values[i]});
   }
@@ -112,7 +109,7 @@ absl::StatusOr<SqlFilter> ToSql(const std::vector<RayFilter>& filters, bool excl
       int64_t number = 0;
       auto [end, ec] = std::from_chars(f.value.data(), f.value.data() + f.value.size(), number);
       if (ec != std::errc() || end != f.value.data() + f.value.size()) {
-        return Bad(strings::Cat(f.key, ": expected an integer"));
+        return BadParameter(strings::Cat(f.key, ": expected an integer"));
       }
       strings::Append(out.sql, " AND ", f.key == "worker_pid" ? "t.worker_pid" : "t.attempt", op,
                       "?");
@@ -155,7 +152,7 @@ absl::StatusOr<SqlFilter> ToSql(const std::vector<RayFilter>& filters, bool excl
       }
       strings::Append(out.sql, " AND t.error_type", op, static_cast<int>(type));
     } else {
-      return Bad(strings::Cat(
+      return BadParameter(strings::Cat(
           "filter_keys: ", f.key.substr(0, 64),
           " is not filterable here; filterable: task_id, attempt_number, name, state, job_id, "
           "actor_id, type, func_or_class_name, node_id, worker_id, worker_pid, error_type"));
@@ -279,8 +276,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
     auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
     if (ec != std::errc() || end != text->data() + text->size() || value < 1 ||
         value > static_cast<int64_t>(limits_.max_state_api_rows)) {
-      return Bad(strings::Cat("limit: expected 1 to ", limits_.max_state_api_rows,
-                              " (history.api.max_state_api_rows)"));
+      return BadParameter(strings::Cat("limit: expected 1 to ", limits_.max_state_api_rows,
+                                       " (history.api.max_state_api_rows)"));
     }
     limit = value;
   }
@@ -359,7 +356,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
   if (!session.ok()) return session.status();
   const std::string summary_by = params.Get("summary_by").value_or("func_name");
   if (summary_by != "func_name") {
-    return Bad("summary_by: only func_name is served by the task history");
+    return BadParameter("summary_by: only func_name is served by the task history");
   }
   absl::StatusOr<std::vector<RayFilter>> filters = Filters(params);
   if (!filters.ok()) return filters.status();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "http/exchange_errors.h"
 #include "http/resolve.h"
 
 namespace rayagg {
@@ -14,23 +15,6 @@ namespace {
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using boost::system::error_code;
-
-// One error value for "deadline passed", whichever layer noticed it.
-error_code Normalize(error_code ec) {
-  if (ec == beast::error::timeout) return asio::error::timed_out;
-  return ec;
-}
-
-// Interim (1xx) responses tolerated before the final one.
-constexpr int kMaxInterimResponses = 8;
-
-// How a write or read fails on a connection the server closed while idle.
-bool IsStaleConnectionError(const error_code& ec) {
-  return ec == http::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == asio::error::connection_aborted || ec == asio::error::not_connected ||
-         ec == asio::ssl::error::stream_truncated;  // TLS peer closed without close_notify
-}
 
 }  // namespace
 
@@ -100,7 +84,7 @@ asio::awaitable<error_code> HttpClient::Connect(Clock::time_point deadline,
   if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
   if (ec) {
     CloseSocket();
-    co_return Normalize(ec);
+    co_return NormalizeTimeout(ec);
   }
   // Batches are written in one go; don't let Nagle delay the tail.
   error_code ignored;
@@ -110,7 +94,7 @@ asio::awaitable<error_code> HttpClient::Connect(Clock::time_point deadline,
     if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
     if (ec) {
       CloseSocket();
-      co_return Normalize(ec);
+      co_return NormalizeTimeout(ec);
     }
   }
   connected_ = true;
@@ -168,7 +152,7 @@ asio::awaitable<HttpClient::Attempt> HttpClient::ExchangeOn(Stream& stream,
   if (!ec && close_generation != close_generation_) ec = asio::error::operation_aborted;
   if (ec) {
     CloseSocket();
-    attempt.result.error = Normalize(ec);
+    attempt.result.error = NormalizeTimeout(ec);
     co_return attempt;
   }
 
@@ -196,7 +180,7 @@ asio::awaitable<HttpClient::Attempt> HttpClient::ExchangeOn(Stream& stream,
   const bool truncated = ec == http::error::body_limit && parser->is_header_done();
   if (ec && !truncated) {
     CloseSocket();
-    attempt.result.error = Normalize(ec);
+    attempt.result.error = NormalizeTimeout(ec);
     co_return attempt;
   }
   auto& message = parser->get();

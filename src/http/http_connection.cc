@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "http/exchange_errors.h"
 #include "http/request.h"
 #include "http/resolve.h"
 #include "http/rules/http_header_rules.h"
@@ -16,22 +17,7 @@ using asio::ip::tcp;
 using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
-error_code Normalize(error_code ec) {
-  if (ec == beast::error::timeout) return asio::error::timed_out;
-  return ec;
-}
-
-constexpr int kMaxInterimResponses = 8;
 constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
-
-bool IsStaleConnectionError(const error_code& ec) {
-  return ec == http::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == asio::error::connection_aborted || ec == asio::error::not_connected ||
-         ec == asio::ssl::error::stream_truncated;
-}
-
-beast::string_view ToBeast(std::string_view text) { return {text.data(), text.size()}; }
 
 // The host part of "host[:port]" or "[v6]:port".
 std::string HostOf(std::string_view host_header) {
@@ -100,7 +86,7 @@ asio::awaitable<error_code> HttpConnection::Connect(Clock::time_point deadline) 
   co_await Tcp().async_connect(resolved.endpoints, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     CloseSocket();
-    co_return Normalize(ec);
+    co_return NormalizeTimeout(ec);
   }
   error_code ignored;
   Tcp().socket().set_option(tcp::no_delay(true), ignored);
@@ -126,7 +112,7 @@ asio::awaitable<error_code> HttpConnection::Connect(Clock::time_point deadline) 
                                           asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       CloseSocket();
-      co_return Normalize(ec);
+      co_return NormalizeTimeout(ec);
     }
   }
   connected_ = true;
@@ -154,7 +140,7 @@ asio::awaitable<HttpConnection::Attempt> HttpConnection::ExchangeOn(
   co_await http::async_write(stream, request, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     CloseSocket();
-    attempt.result.error = Normalize(ec);
+    attempt.result.error = NormalizeTimeout(ec);
     co_return attempt;
   }
   std::optional<http::response_parser<http::string_body>> parser;
@@ -180,7 +166,7 @@ asio::awaitable<HttpConnection::Attempt> HttpConnection::ExchangeOn(
   Tcp().expires_never();
   if (ec) {
     CloseSocket();
-    attempt.result.error = Normalize(ec);
+    attempt.result.error = NormalizeTimeout(ec);
     co_return attempt;
   }
   auto message = parser->release();

@@ -11,13 +11,6 @@ namespace rayagg {
 
 const std::string_view kUserAgent = "ray-event-aggregator/" RAYAGG_VERSION;
 
-namespace {
-
-// Beast 1.74 uses boost::string_view, which does not convert from std::string_view.
-beast::string_view ToBeast(std::string_view text) { return {text.data(), text.size()}; }
-
-}  // namespace
-
 absl::StatusOr<OutgoingHttpRequest> BuildPostRequest(const Url& url, std::string_view body,
                                                      const HttpHeaders& extra_headers) {
   OutgoingHttpRequest request{http::verb::post, url.target, 11};

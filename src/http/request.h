@@ -16,6 +16,9 @@ namespace rayagg {
 // "ray-event-aggregator/<project version>".
 extern const std::string_view kUserAgent;
 
+// Beast 1.74 uses boost::string_view, which does not convert from std::string_view.
+inline beast::string_view ToBeast(std::string_view text) { return {text.data(), text.size()}; }
+
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
 // A request whose body is a view of the caller's bytes: a sink's batch body

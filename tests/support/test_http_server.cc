@@ -12,10 +12,6 @@ using boost::system::error_code;
 
 // A bug in the server must fail the test run, not vanish: rethrow out of
 // io_context::run(), where Run() reports it and aborts.
-void RethrowOnError(std::exception_ptr error) {
-  if (error) std::rethrow_exception(error);
-}
-
 }  // namespace
 
 std::optional<std::string> ReceivedRequest::Header(std::string_view name) const {

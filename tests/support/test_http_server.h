@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,12 @@
 #include "rayagg/mutex.h"
 
 namespace rayagg::test {
+
+// The completion of a test server's co_spawn'ed coroutines: an exception that
+// escapes one is rethrown from the io_context's run(), never swallowed.
+inline void RethrowOnError(std::exception_ptr error) {
+  if (error) std::rethrow_exception(error);
+}
 
 using TestHeaders = std::vector<std::pair<std::string, std::string>>;
 

@@ -12,10 +12,6 @@ namespace {
 
 using boost::system::error_code;
 
-void RethrowOnError(std::exception_ptr error) {
-  if (error) std::rethrow_exception(error);
-}
-
 // Bound per connection so a client that stalls cannot hold a test forever.
 constexpr auto kIoTimeout = std::chrono::seconds(30);
 
