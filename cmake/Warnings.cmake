@@ -19,6 +19,22 @@ function(rayagg_warnings target)
   endif()
 endfunction()
 
+# Unity build (docs/TESTING.md, "Build time"): a library's files are compiled
+# in batches, each batch one translation unit, so the headers they share
+# (Asio, Beast, gRPC, protobuf) are parsed, and the templates they share
+# instantiated, once per batch instead of once per file.
+function(rayagg_unity_build target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${RAYAGG_UNITY_BUILD}
+                                             UNITY_BUILD_BATCH_SIZE ${RAYAGG_UNITY_BATCH_SIZE})
+  if(RAYAGG_UNITY_BUILD AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # g++ warns about a type from an anonymous namespace inside a type with
+    # linkage when the namespace is not in the main file, which is meant for
+    # headers; in a batch every .cc is an included file (and g++ 12 says it of
+    # coroutine frames too). A build with RAYAGG_UNITY_BUILD=OFF still checks it.
+    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+  endif()
+endfunction()
+
 # Declares one of our static libraries from the .cc files of the calling directory.
 # A library exports only include/ (the interfaces, include/rayagg/); src/ is on
 # its own include path only, so a library may still use another's src/ header
@@ -27,6 +43,7 @@ endfunction()
 function(rayagg_library name)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   add_library(${name} STATIC ${sources})
+  rayagg_unity_build(${name})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
                                      PRIVATE ${PROJECT_SOURCE_DIR}/src)
   # include/rayagg/mutex.h: the thread-safety annotations.
