@@ -27,8 +27,7 @@ StoreListRequest Listing(std::string prefix, std::string delimiter = "",
 }
 
 bool IsDigits(std::string_view text) {
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !text.empty() && std::all_of(text.begin(), text.end(), strings::IsDigit);
 }
 
 // The last path segment of a common prefix ("a/b/c/" -> "c").

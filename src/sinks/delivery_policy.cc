@@ -79,7 +79,7 @@ std::optional<Duration> ParseRetryAfter(std::string_view value,
                                         std::chrono::system_clock::time_point now) {
   const std::string_view text = strings::StripBlanks(value);
   if (text.empty()) return std::nullopt;
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (std::all_of(text.begin(), text.end(), strings::IsDigit)) {
     uint64_t seconds = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
     // Too many digits to represent: as good as "forever"; the cap applies.

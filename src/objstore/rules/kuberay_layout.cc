@@ -17,7 +17,6 @@ constexpr std::string_view kNodeEvents = "node_events";
 constexpr std::string_view kJobEvents = "job_events";
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool HasOwner(ClusterKind kind) { return kind != ClusterKind::kRayCluster; }
 
@@ -26,7 +25,7 @@ int ParseFixedDigits(std::string_view text, size_t at, size_t digits) {
   if (at + digits > text.size()) return -1;
   int value = 0;
   for (size_t i = at; i < at + digits; ++i) {
-    if (!IsDigit(text[i])) return -1;
+    if (!strings::IsDigit(text[i])) return -1;
     value = value * 10 + (text[i] - '0');
   }
   return value;
@@ -35,7 +34,7 @@ int ParseFixedDigits(std::string_view text, size_t at, size_t digits) {
 bool IsAllDigits(std::string_view text) {
   if (text.empty()) return false;
   for (char c : text) {
-    if (!IsDigit(c)) return false;
+    if (!strings::IsDigit(c)) return false;
   }
   return true;
 }
@@ -131,8 +130,8 @@ std::string CategoryPath(const EventCategory& category) {
 bool IsValidSessionName(std::string_view session) {
   if (session.empty() || session == "." || session == "..") return false;
   for (char c : session) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || strings::IsDigit(c) ||
+                    c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
