@@ -32,12 +32,12 @@
 #include <vector>
 
 #include "flags.h"
-#include "history/index_schema.h"
-#include "history/index_writer.h"
-#include "history/object_decoder.h"
-#include "history/object_folder.h"
-#include "history/queries.h"
-#include "history/reducer.h"
+#include "history/api/queries.h"
+#include "history/fold/object_decoder.h"
+#include "history/fold/object_folder.h"
+#include "history/fold/reducer.h"
+#include "history/index/index_schema.h"
+#include "history/index/index_writer.h"
 #include "http/gzip.h"
 #include "json/event_json_parser.h"
 #include "rayagg/event_json_encoder.h"

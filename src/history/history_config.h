@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "config/environment.h"
-#include "history/indexer.h"
-#include "history/queries.h"
+#include "history/api/queries.h"
+#include "history/index/indexer.h"
 #include "rayagg/config.h"
 
 namespace rayagg::history {

@@ -1,4 +1,4 @@
-// ray-task-history's object reader (history/object_folder.h) on arbitrary
+// ray-task-history's object reader (history/fold/object_folder.h) on arbitrary
 // bytes as a stored object: gzip or not, JSON Lines or a legacy JSON array,
 // each text parsed into a RayEvent and folded by the reducer. Anyone who can
 // write to the bucket chooses these bytes. Properties:
@@ -18,10 +18,10 @@
 #include <string_view>
 #include <tuple>
 
-#include "history/object_decoder.h"
-#include "history/object_folder.h"
-#include "history/record_codec.h"
-#include "history/reducer.h"
+#include "history/fold/object_decoder.h"
+#include "history/fold/object_folder.h"
+#include "history/fold/record_codec.h"
+#include "history/fold/reducer.h"
 #include "json/event_json_parser.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 

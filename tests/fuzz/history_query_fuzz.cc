@@ -1,6 +1,6 @@
 // ray-task-history's query API below HTTP: arbitrary bytes as a request
-// target, parsed into query parameters (history/query_params.h) and given to
-// every query (history/queries.h: our task list, counts, groups, task,
+// target, parsed into query parameters (history/api/query_params.h) and given to
+// every query (history/api/queries.h: our task list, counts, groups, task,
 // actor and job pages, Ray's State API list and summary), which build their
 // filters and SQL from them, over an index of two random sessions built once.
 // The property: every answer is a result or one of the documented errors
@@ -15,11 +15,11 @@
 #include <string>
 #include <string_view>
 
-#include "history/index_schema.h"
-#include "history/index_writer.h"
-#include "history/queries.h"
-#include "history/query_params.h"
-#include "history/reducer.h"
+#include "history/api/queries.h"
+#include "history/api/query_params.h"
+#include "history/fold/reducer.h"
+#include "history/index/index_schema.h"
+#include "history/index/index_writer.h"
 #include "support/temp_dir.h"
 #include "unit/history/random_session.h"
 

@@ -1,6 +1,6 @@
 // What the daemon tests read back from an object sink's dir:// store: every
 // event object's key, session and manifest, and ray-task-history's manifest
-// check over them (history/manifest_check.h), per session — each object put
+// check over them (history/index/manifest_check.h), per session — each object put
 // into an index as the history indexer puts it there.
 #pragma once
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "history/index_schema.h"
-#include "history/manifest_check.h"
+#include "history/index/index_schema.h"
+#include "history/index/manifest_check.h"
 #include "objstore/dir_object_store.h"
 #include "objstore/rules/kuberay_layout.h"
 

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "history/api_server.h"
-#include "history/index_schema.h"
-#include "history/index_writer.h"
-#include "history/reducer.h"
+#include "history/api/api_server.h"
+#include "history/fold/reducer.h"
+#include "history/index/index_schema.h"
+#include "history/index/index_writer.h"
 #include "support/io_thread.h"
 #include "support/raw_http_client.h"
 #include "support/temp_dir.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "history/store_reader.h"
+#include "history/index/store_reader.h"
 
 namespace rayagg::history::testing {
 

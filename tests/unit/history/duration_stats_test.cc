@@ -2,7 +2,7 @@
 // with write access to the bucket chooses, and stats from index files, so
 // sums and counts reach INT64_MAX and stop there (no overflow, which UBSan
 // reports in the clang-asan leg), and percentiles stay defined.
-#include "history/duration_stats.h"
+#include "history/index/duration_stats.h"
 
 #include <gtest/gtest.h>
 

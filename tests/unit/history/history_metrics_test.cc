@@ -1,6 +1,6 @@
 // ray-task-history's metrics table is what docs/HISTORY.md documents, and the
 // page renders every family with well-formed samples.
-#include "history/history_metrics.h"
+#include "history/ops/history_metrics.h"
 
 #include <gtest/gtest.h>
 

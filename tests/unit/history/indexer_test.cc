@@ -4,7 +4,7 @@
 // JSON arrays, legacy names), read incrementally from the last indexed key,
 // restartable, idempotent, with idle and gone sessions, retention, and
 // damaged objects skipped and counted. Time is a manual clock.
-#include "history/indexer.h"
+#include "history/index/indexer.h"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "history/index_schema.h"
-#include "history/queries.h"
+#include "history/api/queries.h"
+#include "history/index/index_schema.h"
 #include "http/gzip.h"
 #include "rayagg/event_json_encoder.h"
 #include "support/temp_dir.h"

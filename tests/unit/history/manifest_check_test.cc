@@ -3,12 +3,12 @@
 // counter or reported as missing, ranges declared void covered; and the
 // schema migrations (the writer index, the void column) keep what an older
 // index held.
-#include "history/manifest_check.h"
+#include "history/index/manifest_check.h"
 
 #include <gtest/gtest.h>
 
 #include "common/text.h"
-#include "history/index_schema.h"
+#include "history/index/index_schema.h"
 #include "support/temp_dir.h"
 
 namespace rayagg::history {

@@ -1,14 +1,14 @@
 // Reading stored objects: JSONL (our sink, KubeRay's collector), gzip or
 // not, legacy JSON arrays, keys in any order, and every kind of damage
 // skipped and counted without losing the rest.
-#include "history/object_decoder.h"
+#include "history/fold/object_decoder.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "history/object_folder.h"
+#include "history/fold/object_folder.h"
 #include "http/gzip.h"
 
 namespace rayagg::history {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "history/index_schema.h"
-#include "history/index_writer.h"
-#include "history/record_codec.h"
-#include "history/reducer.h"
+#include "history/fold/record_codec.h"
+#include "history/fold/reducer.h"
+#include "history/index/index_schema.h"
+#include "history/index/index_writer.h"
 #include "merge/ray_event_merger.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 #include "support/temp_dir.h"

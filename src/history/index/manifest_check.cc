@@ -1,4 +1,4 @@
-#include "history/manifest_check.h"
+#include "history/index/manifest_check.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "history/reducer.h"
+#include "history/fold/reducer.h"
 
 #include <google/protobuf/util/json_util.h>
 

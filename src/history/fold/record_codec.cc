@@ -1,4 +1,4 @@
-#include "history/record_codec.h"
+#include "history/fold/record_codec.h"
 
 #include <zlib.h>
 

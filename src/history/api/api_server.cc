@@ -1,9 +1,9 @@
-#include "history/api_server.h"
+#include "history/api/api_server.h"
 
 #include <chrono>
 
 #include "common/text.h"
-#include "history/index_schema.h"
+#include "history/index/index_schema.h"
 
 namespace rayagg::history {
 

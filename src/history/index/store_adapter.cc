@@ -1,4 +1,4 @@
-#include "history/store_adapter.h"
+#include "history/index/store_adapter.h"
 
 namespace rayagg::history {
 

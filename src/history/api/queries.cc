@@ -1,4 +1,4 @@
-#include "history/queries.h"
+#include "history/api/queries.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "common/text.h"
-#include "history/duration_stats.h"
-#include "history/index_writer.h"
-#include "history/manifest_check.h"
-#include "history/record_codec.h"
-#include "history/task_record.h"
+#include "history/fold/record_codec.h"
+#include "history/fold/task_record.h"
+#include "history/index/duration_stats.h"
+#include "history/index/index_writer.h"
+#include "history/index/manifest_check.h"
 #include "src/ray/protobuf/common.pb.h"
 
 namespace rayagg::history {

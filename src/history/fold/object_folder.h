@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "history/reducer.h"
+#include "history/fold/reducer.h"
 #include "json/event_json_parser.h"
 
 namespace rayagg::history {

@@ -1,4 +1,4 @@
-#include "history/index_schema.h"
+#include "history/index/index_schema.h"
 
 #include <filesystem>
 #include <iterator>

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "history/task_record.h"
+#include "history/fold/task_record.h"
 
 namespace rayagg::history {
 

@@ -1,4 +1,4 @@
-#include "history/history_metrics.h"
+#include "history/ops/history_metrics.h"
 
 #include "ops/metric_table.h"
 

@@ -36,11 +36,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "history/history_metrics.h"
-#include "history/index_writer.h"
-#include "history/object_folder.h"
-#include "history/sqlite.h"
-#include "history/store_reader.h"
+#include "history/fold/object_folder.h"
+#include "history/index/index_writer.h"
+#include "history/index/sqlite.h"
+#include "history/index/store_reader.h"
+#include "history/ops/history_metrics.h"
 #include "rayagg/mutex.h"
 
 namespace rayagg::history {

@@ -12,9 +12,9 @@
 #include <variant>
 
 #include "common/text.h"
-#include "history/index_writer.h"
-#include "history/queries.h"
-#include "history/record_codec.h"
+#include "history/api/queries.h"
+#include "history/fold/record_codec.h"
+#include "history/index/index_writer.h"
 #include "src/ray/protobuf/common.pb.h"
 
 namespace rayagg::history {

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "history/store_reader.h"
+#include "history/index/store_reader.h"
 #include "objstore/blocking_object_store.h"
 
 namespace rayagg::history {

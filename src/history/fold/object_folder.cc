@@ -1,8 +1,8 @@
-#include "history/object_folder.h"
+#include "history/fold/object_folder.h"
 
 #include <time.h>
 
-#include "history/object_decoder.h"
+#include "history/fold/object_decoder.h"
 #include "json/event_json_parser.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
 

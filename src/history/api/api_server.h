@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "history/history_metrics.h"
-#include "history/queries.h"
+#include "history/api/queries.h"
+#include "history/ops/history_metrics.h"
 #include "http/http_server.h"
 #include "rayagg/mutex.h"
 

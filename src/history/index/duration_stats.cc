@@ -1,4 +1,4 @@
-#include "history/duration_stats.h"
+#include "history/index/duration_stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "history/index_writer.h"
+#include "history/index/index_writer.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
 
 #include "common/text.h"
-#include "history/record_codec.h"
+#include "history/fold/record_codec.h"
 #include "src/ray/protobuf/common.pb.h"
 
 namespace rayagg::history {

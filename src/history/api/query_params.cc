@@ -1,4 +1,4 @@
-#include "history/query_params.h"
+#include "history/api/query_params.h"
 
 namespace rayagg::history {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "history/sqlite.h"
+#include "history/index/sqlite.h"
 
 namespace rayagg::history {
 

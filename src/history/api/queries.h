@@ -13,8 +13,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "history/query_params.h"
-#include "history/sqlite.h"
+#include "history/api/query_params.h"
+#include "history/index/sqlite.h"
 
 namespace rayagg::history {
 

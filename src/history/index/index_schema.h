@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "history/sqlite.h"
+#include "history/index/sqlite.h"
 
 namespace rayagg::history {
 

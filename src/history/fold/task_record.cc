@@ -1,4 +1,4 @@
-#include "history/task_record.h"
+#include "history/fold/task_record.h"
 
 #include <algorithm>
 #include <cctype>

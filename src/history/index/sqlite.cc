@@ -1,4 +1,4 @@
-#include "history/sqlite.h"
+#include "history/index/sqlite.h"
 
 #include <unordered_map>
 

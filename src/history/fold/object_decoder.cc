@@ -1,4 +1,4 @@
-#include "history/object_decoder.h"
+#include "history/fold/object_decoder.h"
 
 #include <zlib.h>
 

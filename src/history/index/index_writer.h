@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "history/duration_stats.h"
-#include "history/reducer.h"
-#include "history/sqlite.h"
+#include "history/fold/reducer.h"
+#include "history/index/duration_stats.h"
+#include "history/index/sqlite.h"
 
 namespace rayagg::history {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "history/task_record.h"
+#include "history/fold/task_record.h"
 
 namespace ray::rpc::events {
 class RayEvent;

@@ -1,4 +1,4 @@
-#include "history/indexer.h"
+#include "history/index/indexer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common/text.h"
-#include "history/index_schema.h"
+#include "history/index/index_schema.h"
 #include "objstore/rules/seq_ranges.h"
 
 namespace rayagg::history {
