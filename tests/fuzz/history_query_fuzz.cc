@@ -96,7 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(queries.Groups(*params), "Groups");
   Check(queries.Tasks(*params), "Tasks");
   Check(queries.Task(*params), "Task");
+  Check(queries.Actors(*params), "Actors");
   Check(queries.Actor(*params), "Actor");
+  Check(queries.Jobs(*params), "Jobs");
   Check(queries.Job(*params), "Job");
   Check(queries.RayListTasks(*params), "RayListTasks");
   Check(queries.RaySummarizeTasks(*params), "RaySummarizeTasks");

@@ -86,6 +86,8 @@ HttpServerResponse HistoryApi::Answer(ApiRoute route, Query query, HttpRequest& 
         response = error(absl::UnavailableError(lease.status().message()));
       } else {
         HistoryQueries queries(lease->db(), options_.limits);
+        // One budget for all the SQLite work of this answer, ended with it.
+        SqliteStepBudget budget(lease->db(), options_.limits.max_steps_thousands);
         absl::StatusOr<nlohmann::json> answer = (queries.*query)(*params);
         response = answer.ok() ? json_response(http::status::ok, *answer) : error(answer.status());
       }
@@ -108,7 +110,9 @@ void HistoryApi::AddRoutes(HttpServer& server) {
       {"/api/history/v1/groups", ApiRoute::kGroups, &HistoryQueries::Groups},
       {"/api/history/v1/tasks", ApiRoute::kTasks, &HistoryQueries::Tasks},
       {"/api/history/v1/task", ApiRoute::kTask, &HistoryQueries::Task},
+      {"/api/history/v1/actors", ApiRoute::kActors, &HistoryQueries::Actors},
       {"/api/history/v1/actor", ApiRoute::kActor, &HistoryQueries::Actor},
+      {"/api/history/v1/jobs", ApiRoute::kJobs, &HistoryQueries::Jobs},
       {"/api/history/v1/job", ApiRoute::kJob, &HistoryQueries::Job},
       {"/api/v0/tasks", ApiRoute::kRayTasks, &HistoryQueries::RayListTasks},
       {"/api/v0/tasks/summarize", ApiRoute::kRaySummarize, &HistoryQueries::RaySummarizeTasks},

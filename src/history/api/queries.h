@@ -1,7 +1,9 @@
 // The read side of the task index: every answer of the JSON API
 // (docs/HISTORY.md "API"), computed on one read-only connection. Callers
 // give already parsed query parameters; every value reaches SQL as a bound
-// parameter, and only names from fixed whitelists become SQL text.
+// parameter with its type (sql_clause.h), and only names from fixed tables
+// (task_fields.h) become SQL text. Every route refuses a parameter it does
+// not know.
 //
 // Errors: InvalidArgument (a bad parameter: 400), NotFound (404),
 // DeadlineExceeded (the query needed more work than allowed: 503).
@@ -22,6 +24,9 @@ struct QueryLimits {
   uint64_t max_page_rows = 10'000;         // our task list's largest page
   uint64_t max_state_api_rows = 200'000;   // Ray's /api/v0/tasks largest answer
   uint64_t max_steps_thousands = 500'000;  // SQLite VM steps per query, in thousands
+  // The largest answer in bytes: Ray's task list stops there (and says it
+  // truncated, as Ray does); our routes are paged below it.
+  uint64_t max_answer_bytes = 16ull << 20;
 };
 
 struct SessionRow {
@@ -38,7 +43,9 @@ class HistoryQueries {
   absl::StatusOr<nlohmann::json> Groups(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Tasks(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Task(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Actors(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Actor(const QueryParams& params);
+  absl::StatusOr<nlohmann::json> Jobs(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Job(const QueryParams& params);
 
   // Ray's State API (python/ray/util/state/common.py schemas).
@@ -50,6 +57,10 @@ class HistoryQueries {
   absl::StatusOr<SessionRow> ResolveSession(const std::optional<std::string>& selector);
 
  private:
+  // Task counts by state of a session, optionally of one job.
+  absl::StatusOr<nlohmann::json> CountsOf(const SessionRow& session,
+                                          const std::optional<std::string>& job);
+
   SqliteDb& db_;
   const QueryLimits limits_;
 };

@@ -7,12 +7,12 @@
 // WORKER_DIED or NODE_DIED, as Ray's own GCS marks them; the history's own
 // API reports them as UNKNOWN_JOB_FINISHED / UNKNOWN_NODE_DIED.
 #include <charconv>
-#include <map>
-#include <set>
-#include <variant>
 
 #include "common/text.h"
+#include "history/api/answer_json.h"
+#include "history/api/param_parsing.h"
 #include "history/api/queries.h"
+#include "history/api/task_fields.h"
 #include "history/fold/record_codec.h"
 #include "history/index/index_writer.h"
 #include "src/ray/protobuf/common.pb.h"
@@ -35,148 +35,6 @@ json RayErrorType(int32_t state, int32_t error_type) {
 
 json NullIfEmpty(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
-std::string TypeName(int32_t type) {
-  if (ray::rpc::TaskType_IsValid(type)) {
-    return ray::rpc::TaskType_Name(static_cast<ray::rpc::TaskType>(type));
-  }
-  return std::to_string(type);
-}
-
-absl::StatusOr<bool> BoolParam(const QueryParams& params, std::string_view key, bool fallback) {
-  std::optional<std::string> value = params.Get(key);
-  if (!value) return fallback;
-  const std::string lower = strings::ToLower(*value);
-  if (lower == "1" || lower == "true") return true;
-  if (lower == "0" || lower == "false") return false;
-  return BadParameter(strings::Cat(key, ": expected true or false"));
-}
-
-struct RayFilter {
-  std::string key, predicate, value;
-};
-
-absl::StatusOr<std::vector<RayFilter>> Filters(const QueryParams& params) {
-  const std::vector<std::string> keys = params.All("filter_keys");
-  const std::vector<std::string> predicates = params.All("filter_predicates");
-  const std::vector<std::string> values = params.All("filter_values");
-  if (keys.size() != predicates.size() || keys.size() != values.size()) {
-    return BadParameter(
-        "filter_keys, filter_predicates and filter_values must have the same length");
-  }
-  std::vector<RayFilter> out;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (predicates[i] != "=" && predicates[i] != "!=") {
-      return BadParameter(strings::Cat("Unsupported filter predicate ", predicates[i].substr(0, 16),
-                                       " is given. Available predicates: =, !=."));
-    }
-    out.push_back({keys[i], predicates[i], values[i]});
-  }
-  return out;
-}
-
-// Ray filters on TaskState columns, as SQL over the index. Returns the
-// clause with its bound values.
-struct SqlFilter {
-  std::string sql;
-  std::vector<std::variant<int64_t, std::string>> values;  // blobs as "b:" + bytes
-};
-
-absl::StatusOr<SqlFilter> ToSql(const std::vector<RayFilter>& filters, bool exclude_driver) {
-  SqlFilter out;
-  if (exclude_driver)
-    strings::Append(out.sql, " AND t.type != ", static_cast<int>(ray::rpc::DRIVER_TASK));
-  for (const RayFilter& f : filters) {
-    const bool eq = f.predicate == "=";
-    const std::string op = eq ? " = " : " != ";
-    auto blob = [&](std::string_view column) -> absl::Status {
-      std::optional<std::string> bytes = BytesFromHex(f.value);
-      if (!bytes) {
-        // No task has a malformed id: `=` matches nothing, `!=` everything.
-        strings::Append(out.sql, eq ? " AND 0" : "");
-        return absl::OkStatus();
-      }
-      strings::Append(out.sql, " AND ", column, op, "?");
-      out.values.emplace_back("b:" + *bytes);
-      return absl::OkStatus();
-    };
-    if (f.key == "task_id") {
-      if (absl::Status s = blob("t.task_id"); !s.ok()) return s;
-    } else if (f.key == "actor_id") {
-      if (absl::Status s = blob("t.actor_id"); !s.ok()) return s;
-    } else if (f.key == "worker_id") {
-      if (absl::Status s = blob("t.worker_id"); !s.ok()) return s;
-    } else if (f.key == "attempt_number" || f.key == "worker_pid") {
-      int64_t number = 0;
-      auto [end, ec] = std::from_chars(f.value.data(), f.value.data() + f.value.size(), number);
-      if (ec != std::errc() || end != f.value.data() + f.value.size()) {
-        return BadParameter(strings::Cat(f.key, ": expected an integer"));
-      }
-      strings::Append(out.sql, " AND ", f.key == "worker_pid" ? "t.worker_pid" : "t.attempt", op,
-                      "?");
-      out.values.emplace_back(number);
-    } else if (f.key == "name" || f.key == "job_id") {
-      strings::Append(out.sql, " AND t.", f.key, op, "?");
-      out.values.emplace_back(f.key == "job_id" ? strings::ToLower(f.value) : f.value);
-    } else if (f.key == "func_or_class_name" || f.key == "node_id") {
-      strings::Append(out.sql, " AND t.", f.key == "node_id" ? "node_id" : "func_id", op,
-                      "coalesce((SELECT id FROM names WHERE text = ?), -1)");
-      out.values.emplace_back(f.key == "node_id" ? strings::ToLower(f.value) : f.value);
-    } else if (f.key == "state") {
-      const std::string name = strings::ToUpper(f.value);
-      std::vector<int32_t> states;
-      if (name == "FAILED") {
-        states = {kFailed, kUnknownJobFinished, kUnknownNodeDied};
-      } else if (std::optional<int32_t> state = TaskStateFromName(name);
-                 state && *state < kUnknownJobFinished) {
-        states = {*state};
-      }
-      if (states.empty()) {
-        strings::Append(out.sql, eq ? " AND 0" : "");
-        continue;
-      }
-      std::string list;
-      for (int32_t s : states) strings::Append(list, list.empty() ? "" : ",", s);
-      strings::Append(out.sql, " AND t.state ", eq ? "IN" : "NOT IN", " (", list, ")");
-    } else if (f.key == "type") {
-      ray::rpc::TaskType type;
-      if (!ray::rpc::TaskType_Parse(strings::ToUpper(f.value), &type)) {
-        strings::Append(out.sql, eq ? " AND 0" : "");
-        continue;
-      }
-      strings::Append(out.sql, " AND t.type", op, static_cast<int>(type));
-    } else if (f.key == "error_type") {
-      ray::rpc::ErrorType type;
-      if (!ray::rpc::ErrorType_Parse(strings::ToUpper(f.value), &type)) {
-        strings::Append(out.sql, eq ? " AND 0" : "");
-        continue;
-      }
-      strings::Append(out.sql, " AND t.error_type", op, static_cast<int>(type));
-    } else {
-      return BadParameter(strings::Cat(
-          "filter_keys: ", f.key.substr(0, 64),
-          " is not filterable here; filterable: task_id, attempt_number, name, state, job_id, "
-          "actor_id, type, func_or_class_name, node_id, worker_id, worker_pid, error_type"));
-    }
-  }
-  return out;
-}
-
-void ApplyValues(SqliteStatement& statement, int first, const SqlFilter& filter) {
-  int index = first;
-  for (const auto& value : filter.values) {
-    if (const auto* i = std::get_if<int64_t>(&value)) {
-      statement.Bind(index++, *i);
-    } else {
-      const std::string& s = std::get<std::string>(value);
-      if (s.rfind("b:", 0) == 0) {
-        statement.BindBlob(index++, std::string_view(s).substr(2));
-      } else {
-        statement.BindText(index++, s);
-      }
-    }
-  }
-}
-
 json RayTaskJson(const TaskRecord& task, int32_t state, bool detail) {
   const TaskDefinition empty;
   const TaskDefinition& d = task.definition.has() ? task.definition.value : empty;
@@ -187,7 +45,7 @@ json RayTaskJson(const TaskRecord& task, int32_t state, bool detail) {
   out["state"] = RayStateName(state);
   out["job_id"] = task.job_id();
   out["actor_id"] = NullIfEmpty(d.actor_id);
-  out["type"] = TypeName(d.task_type);
+  out["type"] = TaskTypeName(d.task_type);
   out["func_or_class_name"] = d.func_name;
   out["parent_task_id"] = d.parent_task_id;
   out["node_id"] = NullIfEmpty(task.node_id.value);
@@ -231,18 +89,7 @@ json RayTaskJson(const TaskRecord& task, int32_t state, bool detail) {
   out["creation_time_ms"] = ms(task.creation_ns());
   out["start_time_ms"] = ms(task.start_ns());
   out["end_time_ms"] = ms(task.end_ns());
-  if (task.has_log_info()) {
-    json log = json::object();
-    if (task.stdout_file.has()) log["stdout_file"] = task.stdout_file.value;
-    if (task.stderr_file.has()) log["stderr_file"] = task.stderr_file.value;
-    if (task.stdout_start.has()) log["stdout_start"] = task.stdout_start.value;
-    if (task.stdout_end.has()) log["stdout_end"] = task.stdout_end.value;
-    if (task.stderr_start.has()) log["stderr_start"] = task.stderr_start.value;
-    if (task.stderr_end.has()) log["stderr_end"] = task.stderr_end.value;
-    out["task_log_info"] = std::move(log);
-  } else {
-    out["task_log_info"] = nullptr;
-  }
+  out["task_log_info"] = LogInfoJson(task);
   if (state == kUnknownJobFinished) {
     out["error_message"] =
         "The job finished before this task reported a terminal state (last "
@@ -268,29 +115,29 @@ json Envelope(json result) {
 }  // namespace
 
 absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& params) {
+  if (absl::Status known = RequireKnownParams(
+          params, {"session_name", "limit", "timeout", "detail", "exclude_driver", "filter_keys",
+                   "filter_predicates", "filter_values"});
+      !known.ok()) {
+    return known;
+  }
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session_name"));
   if (!session.ok()) return session.status();
-  int64_t limit = 100;
-  if (auto text = params.Get("limit")) {
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-    if (ec != std::errc() || end != text->data() + text->size() || value < 1 ||
-        value > static_cast<int64_t>(limits_.max_state_api_rows)) {
-      return BadParameter(strings::Cat("limit: expected 1 to ", limits_.max_state_api_rows,
-                                       " (history.api.max_state_api_rows)"));
-    }
-    limit = value;
+  absl::StatusOr<int64_t> limit =
+      IntParam(params, "limit", 100, 1, static_cast<int64_t>(limits_.max_state_api_rows));
+  if (!limit.ok()) {
+    return BadParameter(strings::Cat("limit: expected 1 to ", limits_.max_state_api_rows,
+                                     " (history.api.max_state_api_rows)"));
   }
   absl::StatusOr<bool> detail = BoolParam(params, "detail", false);
   absl::StatusOr<bool> exclude_driver = BoolParam(params, "exclude_driver", true);
   if (!detail.ok()) return detail.status();
   if (!exclude_driver.ok()) return exclude_driver.status();
-  absl::StatusOr<std::vector<RayFilter>> filters = Filters(params);
+  absl::StatusOr<std::vector<RayFilter>> filters = RayFiltersOf(params);
   if (!filters.ok()) return filters.status();
-  absl::StatusOr<SqlFilter> where = ToSql(*filters, *exclude_driver);
+  absl::StatusOr<SqlClause> where = RayTaskFilters(*filters, *exclude_driver);
   if (!where.ok()) return where.status();
 
-  db_.SetStepBudget(limits_.max_steps_thousands);
   int64_t total = 0, filtered = 0;
   {
     absl::StatusOr<SqliteStatement> count =
@@ -303,67 +150,80 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
   }
   {
     // Without filters (drivers excluded or not) the summaries count: no scan.
-    const bool unfiltered = filters->empty();
-    absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        unfiltered
-            ? strings::Cat("SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? "
-                           "AND dim = 1",
-                           *exclude_driver ? strings::Cat(" AND t.task_type != ",
-                                                          static_cast<int>(ray::rpc::DRIVER_TASK))
-                                           : std::string())
-            : strings::Cat("SELECT count(*) FROM tasks t WHERE t.session_id = ?", where->sql));
-    if (!count.ok()) return count.status();
-    count->Bind(1, session->id);
-    if (!unfiltered) ApplyValues(*count, 2, *where);
-    absl::StatusOr<bool> row = count->Step();
-    if (!row.ok()) {
-      db_.SetStepBudget(0);
-      return row.status();
+    SqlClause count;
+    if (filters->empty()) {
+      count.Sql("SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? AND dim = 1")
+          .Int(session->id);
+      if (*exclude_driver) count.Sql(" AND t.task_type != ?").Int(ray::rpc::DRIVER_TASK);
+    } else {
+      count.Sql("SELECT count(*) FROM tasks t WHERE t.session_id = ?").Int(session->id).Add(*where);
     }
-    filtered = count->Int(0);
+    absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, count);
+    if (!statement.ok()) return statement.status();
+    absl::StatusOr<bool> row = statement->Step();
+    if (!row.ok()) return row.status();
+    filtered = statement->Int(0);
   }
-  absl::StatusOr<SqliteStatement> select =
-      db_.Prepare(strings::Cat("SELECT t.state, t.record FROM tasks t WHERE t.session_id = ?",
-                               where->sql, " ORDER BY t.task_id, t.attempt LIMIT ?"));
-  if (!select.ok()) return select.status();
-  select->Bind(1, session->id);
-  ApplyValues(*select, 2, *where);
-  select->Bind(2 + static_cast<int>(where->values.size()), limit);
+  SqlClause select;
+  select.Sql("SELECT t.state, t.record FROM tasks t WHERE t.session_id = ?")
+      .Int(session->id)
+      .Add(*where)
+      .Sql(" ORDER BY t.task_id, t.attempt LIMIT ?")
+      .Int(*limit);
+  absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, select);
+  if (!statement.ok()) return statement.status();
+  // The answer stops at max_answer_bytes, as Ray's own stops at its row
+  // limit: num_after_truncation and the warning say how many rows it holds.
   json rows = json::array();
+  uint64_t bytes = 0;
+  bool truncated = false;
   for (;;) {
-    absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) {
-      db_.SetStepBudget(0);
-      return row.status();
-    }
+    absl::StatusOr<bool> row = statement->Step();
+    if (!row.ok()) return row.status();
     if (!*row) break;
     TaskRecord task;
-    if (!DecodeRecord(select->Blob(1), task).ok()) continue;
-    rows.push_back(RayTaskJson(task, static_cast<int32_t>(select->Int(0)), *detail));
+    if (!DecodeRecord(statement->Blob(1), task).ok()) continue;
+    json item = RayTaskJson(task, static_cast<int32_t>(statement->Int(0)), *detail);
+    bytes += item.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
+    if (bytes > limits_.max_answer_bytes) {
+      truncated = true;
+      break;
+    }
+    rows.push_back(std::move(item));
   }
-  db_.SetStepBudget(0);
-  json result = {{"total", total},
-                 {"num_after_truncation", total},
-                 {"num_filtered", filtered},
-                 {"result", std::move(rows)},
-                 {"partial_failure_warning", ""},
-                 {"warnings", nullptr}};
+  const auto returned = static_cast<int64_t>(rows.size());
+  json result = {
+      {"total", total},
+      {"num_after_truncation", truncated ? returned : total},
+      {"num_filtered", filtered},
+      {"result", std::move(rows)},
+      {"partial_failure_warning",
+       truncated ? strings::Cat("The answer was cut at ", returned,
+                                " tasks: history.api.max_answer_bytes is ",
+                                limits_.max_answer_bytes, " bytes. Use filters or a smaller limit.")
+                 : std::string()},
+      {"warnings", nullptr}};
   return Envelope(std::move(result));
 }
 
 absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryParams& params) {
+  if (absl::Status known =
+          RequireKnownParams(params, {"session_name", "summary_by", "timeout", "filter_keys",
+                                      "filter_predicates", "filter_values"});
+      !known.ok()) {
+    return known;
+  }
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session_name"));
   if (!session.ok()) return session.status();
   const std::string summary_by = params.Get("summary_by").value_or("func_name");
   if (summary_by != "func_name") {
     return BadParameter("summary_by: only func_name is served by the task history");
   }
-  absl::StatusOr<std::vector<RayFilter>> filters = Filters(params);
+  absl::StatusOr<std::vector<RayFilter>> filters = RayFiltersOf(params);
   if (!filters.ok()) return filters.status();
   // Ray's summary lists tasks with its default options: drivers excluded.
-  absl::StatusOr<SqlFilter> where = ToSql(*filters, true);
+  absl::StatusOr<SqlClause> where = RayTaskFilters(*filters, true);
   if (!where.ok()) return where.status();
-  db_.SetStepBudget(limits_.max_steps_thousands);
   int64_t total = 0;
   {
     absl::StatusOr<SqliteStatement> count =
@@ -385,36 +245,32 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
       summary_table = false;
     }
   }
-  absl::StatusOr<SqliteStatement> select = absl::InternalError("unset");
+  SqlClause query;
   if (summary_table) {
-    select = db_.Prepare(strings::Cat(
-        "SELECT value, task_type, state, sum(count) FROM summary WHERE session_id = ? AND dim = 1 "
-        "AND task_type != ",
-        static_cast<int>(ray::rpc::DRIVER_TASK), job ? " AND job_id = ?" : "",
-        " GROUP BY value, task_type, state"));
-    if (select.ok()) {
-      select->Bind(1, session->id);
-      if (job) select->BindText(2, *job);
-    }
+    query
+        .Sql(
+            "SELECT value, task_type, state, sum(count) FROM summary WHERE session_id = ? AND "
+            "dim = 1 AND task_type != ?")
+        .Int(session->id)
+        .Int(ray::rpc::DRIVER_TASK);
+    if (job) query.Sql(" AND job_id = ?").Text(*job);
+    query.Sql(" GROUP BY value, task_type, state");
   } else {
-    select = db_.Prepare(strings::Cat(
-        "SELECT f.text, t.type, t.state, count(*) FROM tasks t JOIN names f ON f.id = t.func_id "
-        "WHERE t.session_id = ?",
-        where->sql, " GROUP BY f.text, t.type, t.state"));
-    if (select.ok()) {
-      select->Bind(1, session->id);
-      ApplyValues(*select, 2, *where);
-    }
+    query
+        .Sql(
+            "SELECT f.text, t.type, t.state, count(*) FROM tasks t JOIN names f ON f.id = "
+            "t.func_id WHERE t.session_id = ?")
+        .Int(session->id)
+        .Add(*where)
+        .Sql(" GROUP BY f.text, t.type, t.state");
   }
+  absl::StatusOr<SqliteStatement> select = PrepareClause(db_, query);
   if (!select.ok()) return select.status();
   json summary = json::object();
   int64_t tasks = 0, actor_tasks = 0, actor_scheduled = 0, filtered = 0;
   for (;;) {
     absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) {
-      db_.SetStepBudget(0);
-      return row.status();
-    }
+    if (!row.ok()) return row.status();
     if (!*row) break;
     const std::string name(select->Text(0));
     const auto type = static_cast<int32_t>(select->Int(1));
@@ -422,8 +278,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
     const int64_t count = select->Int(3);
     json& entry = summary[name];
     if (entry.is_null()) {
-      entry = {
-          {"func_or_class_name", name}, {"type", TypeName(type)}, {"state_counts", json::object()}};
+      entry = {{"func_or_class_name", name},
+               {"type", TaskTypeName(type)},
+               {"state_counts", json::object()}};
     }
     json& counts = entry["state_counts"];
     counts[state] = counts.value(state, int64_t{0}) + count;
@@ -432,7 +289,6 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
     if (type == ray::rpc::ACTOR_CREATION_TASK) actor_scheduled += count;
     if (type == ray::rpc::ACTOR_TASK) actor_tasks += count;
   }
-  db_.SetStepBudget(0);
   json node_summary = {{"summary", std::move(summary)},
                        {"total_tasks", tasks},
                        {"total_actor_tasks", actor_tasks},

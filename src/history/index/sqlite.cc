@@ -41,9 +41,14 @@ int SqliteDb::Progress(void* self) {
   return ++db->used_ > db->budget_ ? 1 : 0;
 }
 
-void SqliteDb::SetStepBudget(uint64_t thousands_of_steps) {
-  budget_ = thousands_of_steps;
-  used_ = 0;
+SqliteStepBudget::SqliteStepBudget(SqliteDb& db, uint64_t thousands_of_steps) : db_(db) {
+  db_.budget_ = thousands_of_steps;
+  db_.used_ = 0;
+}
+
+SqliteStepBudget::~SqliteStepBudget() {
+  db_.budget_ = 0;
+  db_.used_ = 0;
 }
 
 std::string SqliteDb::error() const { return sqlite3_errmsg(db_); }

@@ -40,11 +40,12 @@ class SqliteDb {
   // The text of the last error, for messages.
   std::string error() const;
 
-  // Aborts a running statement after `budget` VM steps x 1000 (0: no limit),
-  // so no query can hold a reader forever.
-  void SetStepBudget(uint64_t thousands_of_steps);
+  // Whether the budget of the SqliteStepBudget in force ran out (the
+  // statement that ran it out failed with SQLITE_INTERRUPT).
+  bool budget_exhausted() const { return budget_ != 0 && used_ > budget_; }
 
  private:
+  friend class SqliteStepBudget;
   explicit SqliteDb(sqlite3* db);
   static int Progress(void* self);
 
@@ -91,6 +92,22 @@ class SqliteStatement {
   sqlite3_stmt* statement_ = nullptr;
   SqliteDb* db_ = nullptr;
   bool owned_ = true;
+};
+
+// Limits the SQLite work of everything run on `db` while it lives: a
+// statement is aborted after `thousands_of_steps` x 1000 VM steps in all
+// (0: no limit), so no query can hold a reader forever. The limit ends with
+// the scope, whatever way it is left, so a pooled connection never keeps a
+// spent budget for the next query. Scopes do not nest.
+class SqliteStepBudget {
+ public:
+  SqliteStepBudget(SqliteDb& db, uint64_t thousands_of_steps);
+  ~SqliteStepBudget();
+  SqliteStepBudget(const SqliteStepBudget&) = delete;
+  SqliteStepBudget& operator=(const SqliteStepBudget&) = delete;
+
+ private:
+  SqliteDb& db_;
 };
 
 // BEGIN IMMEDIATE on construction; ROLLBACK unless Commit() succeeded.

@@ -116,6 +116,10 @@ std::string_view ApiRouteName(ApiRoute route) {
       return "ray_tasks";
     case ApiRoute::kRaySummarize:
       return "ray_tasks_summarize";
+    case ApiRoute::kActors:
+      return "actors";
+    case ApiRoute::kJobs:
+      return "jobs";
     case ApiRoute::kCount:
       break;
   }

@@ -24,6 +24,8 @@ enum class ApiRoute : int {
   kJob,
   kRayTasks,
   kRaySummarize,
+  kActors,
+  kJobs,
   kCount
 };
 inline constexpr size_t kApiRouteCount = static_cast<size_t>(ApiRoute::kCount);

@@ -431,3 +431,168 @@ TEST_F(ApiTest, HealthReadinessAndMetrics) {
 
 }  // namespace
 }  // namespace rayagg::history
+
+namespace rayagg::history {
+namespace {
+
+// Every route refuses a parameter it does not know: a typo must not answer
+// 200 for another session (counts?sesion=X answered the newest session).
+TEST_F(ApiTest, EveryRouteRefusesUnknownParameters) {
+  for (const char* route :
+       {"/api/history/v1/sessions", "/api/history/v1/counts", "/api/history/v1/groups",
+        "/api/history/v1/tasks", "/api/history/v1/task", "/api/history/v1/actors",
+        "/api/history/v1/actor", "/api/history/v1/jobs", "/api/history/v1/job", "/api/v0/tasks",
+        "/api/v0/tasks/summarize"}) {
+    auto [status, body] = Get(std::string(route) + "?sesion=x");
+    EXPECT_EQ(status, 400) << route;
+    EXPECT_NE(body["msg"].get<std::string>().find("sesion"), std::string::npos) << route;
+  }
+  // Ray's own parameter names are known on its routes.
+  EXPECT_EQ(Get("/api/v0/tasks?limit=5&timeout=30&detail=1&exclude_driver=0").first, 200);
+  EXPECT_EQ(Get("/api/v0/tasks/summarize?summary_by=func_name&timeout=30").first, 200);
+}
+
+// A value is bound as what it is: Ray's name filter once bound any value
+// starting with "b:" as a blob, so it matched nothing.
+TEST_F(ApiTest, FilterValuesKeepTheirTypes) {
+  FoldedSession folded;
+  const TaskRecord* source = nullptr;
+  for (const auto& [key, task] : expected_.tasks) {
+    if (task.definition.has()) source = &task;
+  }
+  ASSERT_NE(source, nullptr);
+  TaskRecord task = *source;
+  task.definition.value.task_name = "b:shard_17";
+  folded.tasks.emplace(TaskKey{task.task_id, task.attempt}, task);
+  IndexWriter writer(*db_);
+  absl::StatusOr<int64_t> id = writer.EnsureSession(
+      {"raycluster", "team-b", "", "typed", "session_2026-02-01_00-00-00_000000_1"}, true);
+  ASSERT_TRUE(id.ok());
+  BatchInput batch;
+  batch.folded = std::move(folded);
+  ASSERT_TRUE(writer.WriteBatch(*id, std::move(batch)).ok());
+  const std::string session =
+      "session=raycluster/team-b/typed/session_2026-02-01_00-00-00_000000_1";
+  auto [s1, ours] = Get("/api/history/v1/tasks?" + session + "&name=b%3Ashard_17");
+  ASSERT_EQ(s1, 200) << ours;
+  EXPECT_EQ(ours["tasks"].size(), 1u);
+  auto [s2, ray] =
+      Get("/api/v0/tasks?session_name=raycluster/team-b/typed/session_2026-02-01_00-00-00_000000_1&"
+          "filter_keys=name&filter_predicates=%3D&filter_values=b%3Ashard_17");
+  ASSERT_EQ(s2, 200) << ray;
+  EXPECT_EQ(ray["data"]["result"]["num_filtered"], 1);
+  EXPECT_EQ(ray["data"]["result"]["result"].size(), 1u);
+}
+
+// The work budget is a scope: a query that ran out of it leaves nothing
+// behind on the (pooled) connection for the next one.
+TEST_F(ApiTest, AnExhaustedBudgetEndsWithItsScope) {
+  constexpr std::string_view kMillionSteps =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) "
+      "SELECT count(*) FROM c";
+  auto run = [&]() -> absl::StatusOr<int64_t> {
+    absl::StatusOr<SqliteStatement> statement = db_->Prepare(kMillionSteps);
+    if (!statement.ok()) return statement.status();
+    absl::StatusOr<bool> row = statement->Step();
+    if (!row.ok()) return row.status();
+    return statement->Int(0);
+  };
+  {
+    SqliteStepBudget budget(*db_, 10);
+    absl::StatusOr<int64_t> starved = run();
+    ASSERT_FALSE(starved.ok());
+    EXPECT_EQ(starved.status().code(), absl::StatusCode::kDeadlineExceeded);
+    EXPECT_TRUE(db_->budget_exhausted());
+  }
+  EXPECT_FALSE(db_->budget_exhausted());
+  absl::StatusOr<int64_t> fed = run();
+  ASSERT_TRUE(fed.ok()) << fed.status();
+  EXPECT_EQ(*fed, 1'000'000);
+}
+
+TEST_F(ApiTest, ActorAndJobListsPageThroughEveryEntity) {
+  std::set<std::string> actors;
+  std::string cursor;
+  for (int page = 0; page < 1000; ++page) {
+    auto [status, body] = Get("/api/history/v1/actors?limit=1" +
+                              (cursor.empty() ? std::string() : "&cursor=" + Escape(cursor)));
+    ASSERT_EQ(status, 200) << body;
+    for (const json& actor : body["actors"]) {
+      EXPECT_TRUE(actors.insert(actor["actor_id"].get<std::string>()).second);
+      EXPECT_TRUE(actor.contains("state"));
+    }
+    if (body["next_cursor"].is_null()) break;
+    cursor = body["next_cursor"].get<std::string>();
+  }
+  std::set<std::string> want_actors;
+  for (const auto& [id, actor] : expected_.actors) want_actors.insert(id);
+  EXPECT_EQ(actors, want_actors);
+
+  std::set<std::string> jobs;
+  cursor.clear();
+  int64_t tasks = 0;
+  for (int page = 0; page < 1000; ++page) {
+    auto [status, body] = Get("/api/history/v1/jobs?limit=1" +
+                              (cursor.empty() ? std::string() : "&cursor=" + Escape(cursor)));
+    ASSERT_EQ(status, 200) << body;
+    for (const json& job : body["jobs"]) {
+      EXPECT_TRUE(jobs.insert(job["job_id"].get<std::string>()).second);
+      tasks += job["tasks"]["total"].get<int64_t>();
+    }
+    if (body["next_cursor"].is_null()) break;
+    cursor = body["next_cursor"].get<std::string>();
+  }
+  std::set<std::string> want_jobs;
+  for (const auto& [id, job] : expected_.jobs) want_jobs.insert(id);
+  EXPECT_EQ(jobs, want_jobs);
+  int64_t tasks_of_known_jobs = 0;
+  for (const auto& [key, task] : expected_.tasks) {
+    tasks_of_known_jobs += expected_.jobs.contains(task.job_id()) ? 1 : 0;
+  }
+  EXPECT_EQ(tasks, tasks_of_known_jobs);
+  EXPECT_EQ(Get("/api/history/v1/actors?state=NOPE").first, 400);
+}
+
+TEST_F(ApiTest, SessionsFilterByTheTimeTheyWereActive) {
+  auto [status, all] = Get("/api/history/v1/sessions");
+  ASSERT_EQ(status, 200);
+  ASSERT_EQ(all["sessions"].size(), 2u);
+  const json& newest = all["sessions"][0];
+  const int64_t first = newest["first_event_time_ms"].get<int64_t>();
+  const int64_t last = newest["last_event_time_ms"].get<int64_t>();
+  auto count = [&](const std::string& query) {
+    auto [s, body] = Get("/api/history/v1/sessions?" + query);
+    EXPECT_EQ(s, 200) << body;
+    size_t matched = 0;
+    for (const json& session : body["sessions"]) {
+      matched += session["session"] == newest["session"] ? 1 : 0;
+    }
+    return matched;
+  };
+  EXPECT_EQ(count("active_after_ms=" + std::to_string(first)), 1u);
+  EXPECT_EQ(count("active_after_ms=" + std::to_string(last + 1)), 0u);
+  EXPECT_EQ(count("active_before_ms=" + std::to_string(last + 1)), 1u);
+  EXPECT_EQ(count("active_before_ms=" + std::to_string(first)), 0u);
+  EXPECT_EQ(Get("/api/history/v1/sessions?active_after_ms=-1").first, 400);
+}
+
+// Ray's task list is bounded in bytes: it stops where the answer would
+// pass api.max_answer_bytes and says so in Ray's own fields.
+TEST_F(ApiTest, RayTaskListStopsAtTheAnswerByteLimit) {
+  QueryLimits limits;
+  limits.max_answer_bytes = 4096;
+  HistoryQueries queries(*db_, limits);
+  absl::StatusOr<QueryParams> params =
+      QueryParams::FromTarget("/api/v0/tasks?detail=1&limit=10000&exclude_driver=0");
+  ASSERT_TRUE(params.ok());
+  absl::StatusOr<json> answer = queries.RayListTasks(*params);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  const json& result = (*answer)["data"]["result"];
+  EXPECT_LT(result["num_after_truncation"].get<int64_t>(), result["total"].get<int64_t>());
+  EXPECT_EQ(result["num_after_truncation"], result["result"].size());
+  EXPECT_FALSE(result["partial_failure_warning"].get<std::string>().empty());
+  EXPECT_LE(result["result"].dump().size(), 4096u + 64u);
+}
+
+}  // namespace
+}  // namespace rayagg::history
