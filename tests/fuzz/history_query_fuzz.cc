@@ -91,6 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)TargetPath(target);
   if (!params.ok()) return 0;
   HistoryQueries queries(*TheIndex().db, QueryLimits{});
+  // As the API server runs every answer: under one work budget.
+  SqliteStepBudget budget(*TheIndex().db, QueryLimits{}.max_steps_thousands);
   Check(queries.Sessions(*params), "Sessions");
   Check(queries.Counts(*params), "Counts");
   Check(queries.Groups(*params), "Groups");
