@@ -24,8 +24,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Actors(const QueryParams& params)
   if (!limit.ok()) return limit.status();
   SqlClause query;
   query
-      .Sql("SELECT actor_id, state, class_name, name, job_id, record FROM actors WHERE "
-           "session_id = ?")
+      .Sql(
+          "SELECT actor_id, state, class_name, name, job_id, record FROM actors WHERE "
+          "session_id = ?")
       .Int(session->id);
   if (auto state = params.Get("state")) {
     std::optional<int32_t> value = ActorStateFromName(strings::ToUpper(*state));
@@ -96,8 +97,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Jobs(const QueryParams& params) {
     job.job_id = std::string(row.Text(0));
     json item = {{"job_id", job.job_id}, {"status", JobStatusName(job)}};
     item["start_time_ms"] = job.start_ns() != kNoTime ? NsToMs(job.start_ns()) : json(nullptr);
-    item["end_time_ms"] =
-        job.finished_ns() != kNoTime ? NsToMs(job.finished_ns()) : json(nullptr);
+    item["end_time_ms"] = job.finished_ns() != kNoTime ? NsToMs(job.finished_ns()) : json(nullptr);
     item["entrypoint"] =
         job.definition.has() ? json(job.definition.value.entrypoint) : json(nullptr);
     jobs.push_back(std::move(item));

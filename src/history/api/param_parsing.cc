@@ -25,8 +25,8 @@ absl::StatusOr<int64_t> ParseIntParam(std::string_view name, std::string_view te
   return value;
 }
 
-absl::StatusOr<int64_t> IntParam(const QueryParams& params, std::string_view name,
-                                 int64_t fallback, int64_t min, int64_t max) {
+absl::StatusOr<int64_t> IntParam(const QueryParams& params, std::string_view name, int64_t fallback,
+                                 int64_t min, int64_t max) {
   std::optional<std::string> text = params.Get(name);
   if (!text) return fallback;
   return ParseIntParam(name, *text, min, max);

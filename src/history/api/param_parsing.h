@@ -18,8 +18,8 @@ namespace rayagg::history {
 absl::StatusOr<int64_t> ParseIntParam(std::string_view name, std::string_view text, int64_t min,
                                       int64_t max);
 // The parameter's integer value, `fallback` when absent.
-absl::StatusOr<int64_t> IntParam(const QueryParams& params, std::string_view name,
-                                 int64_t fallback, int64_t min, int64_t max);
+absl::StatusOr<int64_t> IntParam(const QueryParams& params, std::string_view name, int64_t fallback,
+                                 int64_t min, int64_t max);
 // Non-negative milliseconds (fractions allowed) up to what int64 ns hold.
 absl::StatusOr<double> ParseMillisParam(std::string_view name, std::string_view text);
 // "1"/"true" or "0"/"false" (any case); `fallback` when absent.

@@ -22,7 +22,8 @@ absl::StatusOr<std::vector<SqlValue>> ValuesOf(const TaskField& field, std::stri
     case FieldKind::kTaskState: {
       const std::string name = strings::ToUpper(text);
       if (!history && name == "FAILED") {
-        for (int32_t state : {kFailed, kUnknownJobFinished, kUnknownNodeDied}) out.emplace_back(int64_t{state});
+        for (int32_t state : {kFailed, kUnknownJobFinished, kUnknownNodeDied})
+          out.emplace_back(int64_t{state});
         return out;
       }
       std::optional<int32_t> state = TaskStateFromName(name);
@@ -68,8 +69,8 @@ absl::StatusOr<std::vector<SqlValue>> ValuesOf(const TaskField& field, std::stri
       return out;
     }
     case FieldKind::kInt: {
-      absl::StatusOr<int64_t> number = ParseIntParam(key, text, history ? 0 : INT64_MIN,
-                                                     history ? INT32_MAX : INT64_MAX);
+      absl::StatusOr<int64_t> number =
+          ParseIntParam(key, text, history ? 0 : INT64_MIN, history ? INT32_MAX : INT64_MAX);
       if (!number.ok()) return number.status();
       out.emplace_back(*number);
       return out;
@@ -91,8 +92,8 @@ void AppendIn(const TaskField& field, std::vector<SqlValue> values, bool negate,
     strings::Append(out.sql, " AND ", field.column, negate ? " NOT IN" : " IN",
                     " (SELECT id FROM names WHERE text IN (", placeholders, "))");
   } else {
-    strings::Append(out.sql, " AND ", field.column, negate ? " NOT IN" : " IN", " (",
-                    placeholders, ")");
+    strings::Append(out.sql, " AND ", field.column, negate ? " NOT IN" : " IN", " (", placeholders,
+                    ")");
   }
   for (SqlValue& value : values) out.values.push_back(std::move(value));
 }
