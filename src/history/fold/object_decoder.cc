@@ -37,8 +37,9 @@ class Splitter {
   }
 
   void Finish() {
-    if (mode_ == Mode::kLines && !skipping_) Emit(pending_);
-    if (mode_ == Mode::kArray && !pending_.empty() && !skipping_) Emit(pending_);
+    // An array that never closed ends with its last element (likely cut
+    // short: then it is a bad line).
+    if (!skipping_) Emit(pending_);
     pending_.clear();
   }
 
@@ -113,9 +114,12 @@ class Splitter {
           if (!skipping_) Emit(pending_);
           pending_.clear();
           skipping_ = false;
-          start = piece.size();
-          done_ = true;
-          break;
+          // What follows is read as JSON Lines: blanks (a legacy array)
+          // give nothing, anything else is lines, the rest of this one
+          // included, each an event or a bad line.
+          mode_ = Mode::kLines;
+          FeedLines(piece.substr(i + 1));
+          return;
         }
         --depth_;
       } else if (c == ',' && depth_ == 0) {
@@ -126,7 +130,7 @@ class Splitter {
         start = i + 1;
       }
     }
-    if (!done_ && start < piece.size()) Keep(piece.substr(start));
+    if (start < piece.size()) Keep(piece.substr(start));
   }
 
   const uint64_t max_;
@@ -139,7 +143,6 @@ class Splitter {
   int depth_ = 0;
   bool in_string_ = false;
   bool escaped_ = false;
-  bool done_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,13 @@
 //   - a legacy JSON array (KubeRay's collector before v1.7): one event per
 //     top-level element, found by scanning brackets and strings, so a huge
 //     array is never parsed as one document.
+// Which one: an object whose first non-blank byte is '[' opens with an
+// array, whose elements are events. When only blanks follow the array's
+// end, that was the object (a legacy array); when anything else follows,
+// the object goes on as JSON Lines from the byte after the ']' (the rest
+// of that line is one more text), so a JSON Lines object whose first line
+// happens to be an array loses none of its other lines
+// (docs/HISTORY.md, "Indexing").
 // A line or element longer than `max_event_bytes` is skipped and counted; a
 // gzip stream that breaks off keeps what came before it and reports why.
 #pragma once

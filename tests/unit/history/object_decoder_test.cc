@@ -48,6 +48,25 @@ TEST(ObjectDecoder, LegacyArraysSplitIntoElements) {
   EXPECT_TRUE(Texts("").empty());
 }
 
+TEST(ObjectDecoder, AnArrayFollowedByMoreIsJsonLinesNotALegacyArray) {
+  // Blanks after the array: a legacy array, nothing more.
+  DecodeResult result;
+  EXPECT_EQ(Texts("[{\"a\":1},{\"b\":2}]\n \r\n\t", 1 << 20, &result),
+            (std::vector<std::string>{"{\"a\":1}", "{\"b\":2}"}));
+  EXPECT_TRUE(result.error.empty());
+  // Lines after the array's line: each is read.
+  EXPECT_EQ(Texts("[{\"a\":1}]\n{\"b\":2}\n{\"c\":3}\n"),
+            (std::vector<std::string>{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}"}));
+  // Garbage after the ']' on the same line is a text of its own (a bad
+  // line to the folder), and the lines after it still count.
+  EXPECT_EQ(Texts("[{\"a\":1}] trailing {\n{\"b\":2}"),
+            (std::vector<std::string>{"{\"a\":1}", "trailing {", "{\"b\":2}"}));
+  EXPECT_EQ(Texts(Gzip("[{\"a\":1}]]]\n")), (std::vector<std::string>{"{\"a\":1}", "]]"}));
+  // A ']' inside a string does not end the array.
+  EXPECT_EQ(Texts("[{\"a\":\"]\\\"]\"}]\n{\"b\":2}"),
+            (std::vector<std::string>{"{\"a\":\"]\\\"]\"}", "{\"b\":2}"}));
+}
+
 TEST(ObjectDecoder, OversizedLinesAreSkippedAndCounted) {
   const std::string big(100, 'x');
   DecodeResult result;
@@ -82,6 +101,57 @@ constexpr std::string_view kReordered =
     R"("nodeId":"","stateTransitions":[{"state":"RUNNING","timestamp":"2026-01-01T00:00:01Z"}],)"
     R"("taskAttempt":0,"taskId":"ABEiM0RVZneImaq7zN3u/wARIjNEVWZ3","workerId":"","workerPid":0},)"
     R"("timestamp":"2026-01-01T00:00:01.5Z"})";
+
+// kReordered as attempt `attempt` of its task: a task record of its own.
+std::string Attempt(int attempt) {
+  std::string text(kReordered);
+  const std::string from = "\"taskAttempt\":0";
+  text.replace(text.find(from), from.size(), "\"taskAttempt\":" + std::to_string(attempt));
+  return text;
+}
+
+// The hostile-input probe: a JSON Lines object of 50 task events whose
+// first line is an array was read as a legacy array, and the 49 lines
+// after it were dropped without a count.
+TEST(ObjectFolder, AJsonLinesObjectWhoseFirstLineIsAnArrayLosesNothing) {
+  for (const bool gzip : {false, true}) {
+    std::string object = "[" + Attempt(0) + "]\n";
+    for (int i = 1; i < 50; ++i) object += Attempt(i) + "\n";
+    FoldedSession folded;
+    ObjectFolder folder;
+    FoldedObject result = folder.Fold(gzip ? Gzip(object) : object, folded);
+    EXPECT_EQ(result.events, 50u);
+    EXPECT_EQ(result.bad_lines, 0u);
+    EXPECT_EQ(folded.tasks.size(), 50u);
+
+    // A first line that is an array of non-events: each element is a bad
+    // line, and all 50 events after it are read.
+    object = "[1, \"two\", null]\n";
+    for (int i = 0; i < 50; ++i) object += Attempt(i) + "\n";
+    folded = FoldedSession();
+    result = folder.Fold(gzip ? Gzip(object) : object, folded);
+    EXPECT_EQ(result.events, 50u);
+    EXPECT_EQ(result.bad_lines, 3u);
+    EXPECT_EQ(folded.tasks.size(), 50u);
+  }
+}
+
+TEST(ObjectFolder, WhatFollowsALegacyArrayIsCountedAsBadLines) {
+  const std::string array = "[" + Attempt(0) + "," + Attempt(1) + "]";
+  FoldedSession folded;
+  ObjectFolder folder;
+  FoldedObject result = folder.Fold(array + "\n\n", folded);
+  EXPECT_EQ(result.events, 2u);
+  EXPECT_EQ(result.bad_lines, 0u);
+  // Garbage on the array's line and on a line of its own: two bad lines;
+  // an event after them still counts.
+  folded = FoldedSession();
+  result = folder.Fold(array + " x\n\ngarbage]\n" + Attempt(2) + "\n", folded);
+  EXPECT_EQ(result.events, 3u);
+  EXPECT_EQ(result.bad_lines, 2u);
+  EXPECT_EQ(folded.tasks.size(), 3u);
+  EXPECT_TRUE(result.error.empty());
+}
 
 TEST(ObjectFolder, FoldsEventsAndCountsWhatIsNotAnEvent) {
   const std::string object = std::string(kReordered) +
