@@ -38,6 +38,50 @@ void ReadStore(YamlReader& r, const Node& node, const Path& path, ObjectStoreCon
           }}});
 }
 
+// index.retention: 0 (with or without a unit) keeps every session; else a
+// duration of at least a minute. Archives are kept for years, so beyond the
+// one-year limit of other durations, whole hours and days ("d") are taken up
+// to 100 years (far from overflowing millisecond arithmetic).
+void ReadRetention(YamlReader& r, const Node& node, const Path& path, Duration& out) {
+  std::string text;
+  if (!r.String(node, path, text)) return;
+  const std::string_view trimmed = strings::StripBlanks(text);
+  size_t digits = 0;
+  while (digits < trimmed.size() && strings::IsDigit(trimmed[digits])) ++digits;
+  const std::string_view unit = strings::StripBlanks(trimmed.substr(digits));
+  uint64_t number = 0;
+  const bool whole =
+      digits > 0 &&
+      std::from_chars(trimmed.data(), trimmed.data() + digits, number).ec == std::errc();
+  if (whole && number == 0 &&
+      (unit.empty() || unit == "ms" || unit == "s" || unit == "m" || unit == "h" || unit == "d")) {
+    out = Duration(0);
+    return;
+  }
+  constexpr uint64_t kMaxHours = 100ull * 365 * 24;  // 876000h
+  if (whole && (unit == "h" || unit == "d")) {
+    const uint64_t hours =
+        unit == "d" ? (number > kMaxHours / 24 ? kMaxHours + 1 : number * 24) : number;
+    if (hours > kMaxHours) {
+      r.Fail(node, path, "must be at most 100 years (876000h), or 0 to keep every session");
+      return;
+    }
+    out = std::chrono::hours(hours);
+    return;
+  }
+  absl::StatusOr<Duration> parsed = ParseDuration(trimmed);
+  if (!parsed.ok()) {
+    r.Fail(node, path,
+           strings::Cat(strings::View(parsed.status().message()),
+                        " (or whole hours or days such as \"720h\" or \"3650d\"; 0 keeps every "
+                        "session)"));
+  } else if (*parsed < std::chrono::minutes(1)) {
+    r.Fail(node, path, "must be at least 1m, or 0 to keep every session");
+  } else {
+    out = *parsed;
+  }
+}
+
 void ReadIndex(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
   r.Map(node, path,
         {{"dir", [&](const Node& v, const Path& p) { r.String(v, p, config.index_dir); }},
@@ -46,9 +90,7 @@ void ReadIndex(YamlReader& r, const Node& node, const Path& path, HistoryConfig&
             r.ByteSize(v, p, 1ull << 20, kNoMax, config.indexing.max_index_bytes);
           }},
          {"retention",
-          [&](const Node& v, const Path& p) {
-            r.Duration(v, p, std::chrono::minutes(1), config.indexing.retention);
-          }},
+          [&](const Node& v, const Path& p) { ReadRetention(r, v, p, config.indexing.retention); }},
          {"cache_bytes", [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, 1ull << 20, kNoMax, config.cache_bytes);
           }}});
@@ -76,8 +118,14 @@ void ReadIndexing(YamlReader& r, const Node& node, const Path& path, IndexerOpti
           [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, 64 * 1024, kNoMax, indexing.batch_max_bytes);
           }},
-         {"max_object_bytes", [&](const Node& v, const Path& p) {
+         {"max_object_bytes",
+          [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, 1024, kNoMax, indexing.max_object_bytes);
+          }},
+         {"max_object_attempts", [&](const Node& v, const Path& p) {
+            uint64_t attempts = indexing.max_object_attempts;
+            r.Uint(v, p, 1, 1000, attempts);
+            indexing.max_object_attempts = static_cast<uint32_t>(attempts);
           }}});
 }
 
@@ -283,7 +331,7 @@ std::string DescribeHistoryConfig(const HistoryConfig& config) {
   return strings::Cat(
       "store=", RedactUrl(config.store.url), " index.dir=", config.index_dir,
       " index.max_bytes=", FormatByteSize(i.max_index_bytes),
-      " index.retention=", FormatDuration(i.retention),
+      " index.retention=", i.retention.count() == 0 ? "0 (keep)" : FormatDuration(i.retention),
       "\nindexing: poll_interval=", FormatDuration(i.poll_interval),
       " discovery_interval=", FormatDuration(i.discovery_interval),
       " session_idle=", FormatDuration(i.session_idle),

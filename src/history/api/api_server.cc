@@ -126,9 +126,13 @@ void HistoryApi::AddRoutes(HttpServer& server) {
     return MakeHttpResponse(request, http::status::ok, "ok\n");
   });
   server.AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
-    const bool ready = ready_();
+    // Ready: the index is open and the indexer's last pass did not fail
+    // store-wide (the API routes answer from the index either way).
+    const bool open = ready_(), ready = open && metrics_.last_pass_ok.load();
     return MakeHttpResponse(request, ready ? http::status::ok : http::status::service_unavailable,
-                            ready ? "ready\n" : "index not open\n");
+                            ready  ? "ready\n"
+                            : open ? "last indexing pass failed\n"
+                                   : "index not open\n");
   });
   server.AddRoute("/metrics", {http::verb::get}, [this](HttpRequest& request) {
     return MakeHttpResponse(request, http::status::ok,

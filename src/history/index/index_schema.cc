@@ -32,6 +32,11 @@ CREATE TABLE sessions(
   bad_lines INTEGER NOT NULL DEFAULT 0,
   bad_objects INTEGER NOT NULL DEFAULT 0,
   dropped_task_attempts INTEGER NOT NULL DEFAULT 0,
+  removed_reason TEXT NOT NULL DEFAULT '',
+  removed_ms INTEGER NOT NULL DEFAULT 0,
+  removed_detail TEXT NOT NULL DEFAULT '',
+  retrying_objects TEXT NOT NULL DEFAULT '',
+  skipped_prefixes INTEGER NOT NULL DEFAULT 0,
   UNIQUE(cluster, name));
 CREATE TABLE prefixes(
   session_id INTEGER NOT NULL, prefix TEXT NOT NULL, last_key TEXT NOT NULL,

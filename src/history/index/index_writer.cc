@@ -635,7 +635,7 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
   return stats;
 }
 
-absl::Status IndexWriter::DropSession(int64_t session_id, bool keep_tombstone) {
+absl::Status IndexWriter::DropSession(int64_t session_id, const SessionRemoval* tombstone) {
   SqliteTransaction transaction(db_);
   if (!transaction.status().ok()) return transaction.status();
   for (const char* table :
@@ -647,11 +647,18 @@ absl::Status IndexWriter::DropSession(int64_t session_id, bool keep_tombstone) {
     if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
   }
   absl::StatusOr<SqliteStatement> remove = db_.Prepare(
-      keep_tombstone ? "UPDATE sessions SET status='evicted', objects=0, object_bytes=0, events=0, "
-                       "ignored_events=0, bad_lines=0, bad_objects=0 WHERE id=?"
-                     : "DELETE FROM sessions WHERE id=?");
+      tombstone != nullptr
+          ? "UPDATE sessions SET status='evicted', objects=0, object_bytes=0, events=0, "
+            "ignored_events=0, bad_lines=0, bad_objects=0, retrying_objects='', "
+            "skipped_prefixes=0, removed_reason=?2, removed_ms=?3, removed_detail=?4 WHERE id=?1"
+          : "DELETE FROM sessions WHERE id=?1");
   if (!remove.ok()) return remove.status();
   remove->Bind(1, session_id);
+  if (tombstone != nullptr) {
+    remove->BindText(2, tombstone->reason)
+        .Bind(3, tombstone->removed_ms)
+        .BindText(4, tombstone->detail);
+  }
   if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
   return transaction.Commit();
 }

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "history/fold/reducer.h"
 #include "history/index/duration_stats.h"
+#include "history/index/session_removal.h"
 #include "history/index/sqlite.h"
 
 namespace rayagg::history {
@@ -100,9 +101,10 @@ class IndexWriter {
   // The session's row id, creating the row on first sight.
   absl::StatusOr<int64_t> EnsureSession(const SessionIdentity& session, bool has_marker);
   absl::StatusOr<WriteStats> WriteBatch(int64_t session_id, BatchInput&& batch);
-  // Removes everything indexed for the session; with `keep_tombstone` its
-  // row stays, marked 'evicted', so discovery does not index it again.
-  absl::Status DropSession(int64_t session_id, bool keep_tombstone = false);
+  // Removes everything indexed for the session; with a `tombstone` its row
+  // stays, marked 'evicted' with why and when (session_removal.h), so that
+  // discovery does not index it again and the API can say what became of it.
+  absl::Status DropSession(int64_t session_id, const SessionRemoval* tombstone = nullptr);
 
  private:
   struct Reconciliation {

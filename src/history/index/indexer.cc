@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "common/text.h"
 #include "history/index/index_schema.h"
@@ -47,6 +48,14 @@ bool IsSessionName(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
   });
+}
+
+// "720h", "90m", "45s" or "1500ms": the largest unit that divides it.
+std::string DurationText(int64_t ms) {
+  if (ms % 3'600'000 == 0) return strings::Cat(ms / 3'600'000, "h");
+  if (ms % 60'000 == 0) return strings::Cat(ms / 60'000, "m");
+  if (ms % 1000 == 0) return strings::Cat(ms / 1000, "s");
+  return strings::Cat(ms, "ms");
 }
 
 uint64_t IndexFileBytes(const std::string& directory) {
@@ -143,12 +152,17 @@ absl::Status Indexer::NoteSession(const SessionIdentity& identity, bool marker) 
   for (SessionState& session : sessions_) {
     if (session.identity.cluster() == identity.cluster() &&
         session.identity.name == identity.name) {
-      if (marker) return writer_.EnsureSession(identity, true).status();
-      return absl::OkStatus();
+      if (!marker) return absl::OkStatus();
+      absl::Status ensured = writer_.EnsureSession(identity, true).status();
+      if (!ensured.ok()) discovery_index_error_ = true;
+      return ensured;
     }
   }
   absl::StatusOr<int64_t> id = writer_.EnsureSession(identity, marker);
-  if (!id.ok()) return id.status();
+  if (!id.ok()) {
+    discovery_index_error_ = true;
+    return id.status();
+  }
   SessionState session;
   session.id = *id;
   session.identity = identity;
@@ -163,8 +177,8 @@ absl::Status Indexer::NoteSession(const SessionIdentity& identity, bool marker) 
 absl::Status Indexer::LoadSessions() {
   sessions_.clear();
   absl::StatusOr<SqliteStatement> select = db_.Prepare(
-      "SELECT id, kind, namespace, owner, cluster_name, name, status, last_new_object_ms "
-      "FROM sessions");
+      "SELECT id, kind, namespace, owner, cluster_name, name, status, last_new_object_ms, "
+      "retrying_objects, skipped_prefixes FROM sessions");
   if (!select.ok()) return select.status();
   for (;;) {
     absl::StatusOr<bool> row = select->Step();
@@ -179,6 +193,8 @@ absl::Status Indexer::LoadSessions() {
         strings::Cat(kHistoryRoot, session.identity.cluster(), "/", session.identity.name, "/");
     session.status = std::string(select->Text(6));
     session.last_new_object_ms = select->Int(7);
+    session.retrying = DecodeRetryCounts(select->Text(8));
+    session.skipped_prefixes = select->Int(9);
     sessions_.push_back(std::move(session));
   }
   return absl::OkStatus();
@@ -278,6 +294,7 @@ absl::Status Indexer::DiscoverHistory() {
 }
 
 absl::Status Indexer::Discover() {
+  discovery_index_error_ = false;
   if (absl::Status s = DiscoverMarkers(); !s.ok()) return s;
   return DiscoverHistory();
 }
@@ -297,13 +314,28 @@ absl::Status Indexer::SetStatus(SessionState& session, const std::string& status
   return absl::OkStatus();
 }
 
-absl::Status Indexer::IndexObjects(SessionState& session,
-                                   std::vector<std::pair<std::string, StoreEntry>>& objects) {
+absl::Status Indexer::SaveSessionCounters(const SessionState& session) {
+  absl::StatusOr<SqliteStatement*> update =
+      db_.Cached("UPDATE sessions SET retrying_objects = ?, skipped_prefixes = ? WHERE id = ?");
+  if (!update.ok()) return update.status();
+  (*update)
+      ->BindText(1, EncodeRetryCounts(session.retrying))
+      .Bind(2, session.skipped_prefixes)
+      .Bind(3, session.id);
+  return (*update)->Run();
+}
+
+absl::Status Indexer::IndexObjects(size_t index,
+                                   std::vector<std::pair<std::string, StoreEntry>>& objects,
+                                   Pass& pass) {
+  SessionState& session = sessions_[index];
   // Objects in listing order per prefix; a batch ends at batch_max_bytes of
   // folded state, and records how far each prefix got.
   BatchInput batch;
   std::map<std::string, std::string> progress;
+  bool retrying_changed = false;
   auto flush = [&]() -> absl::Status {
+    metrics_.objects_pending.store(pass.pending);
     if (batch.objects.empty() && progress.empty()) return absl::OkStatus();
     for (const auto& [prefix, last_key] : progress) batch.progress.push_back({prefix, last_key});
     const uint64_t objects_in_batch = batch.objects.size();
@@ -320,24 +352,45 @@ absl::Status Indexer::IndexObjects(SessionState& session,
     progress.clear();
     return absl::OkStatus();
   };
-  for (const auto& [prefix, entry] : objects) {
+  // A prefix whose object failed waits for it: nothing after it is read
+  // until it is read or passed (SettleFailures).
+  std::set<std::string> waiting;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const auto& [prefix, entry] = objects[i];
     if (stopping()) break;
+    if (waiting.contains(prefix)) continue;
     ObjectOutcome outcome;
     outcome.key = entry.key;
     outcome.size = entry.size;
+    std::optional<AbandonReason> abandoned;
     if (entry.size > options_.max_object_bytes) {
       outcome.error = "larger than the indexer's max_object_bytes";
+      abandoned = AbandonReason::kTooLarge;
     } else {
       absl::StatusOr<StoreBlob> blob = store_.Get(entry.key, options_.max_object_bytes);
       if (!blob.ok()) {
         metrics_.store_errors.fetch_add(1);
-        if (blob.status().code() != absl::StatusCode::kNotFound) {
-          // Not indexed: the prefix stops here and the next pass retries.
-          if (absl::Status flushed = flush(); !flushed.ok()) return flushed;
-          return blob.status();
+        abandoned = FinalReadFailure(blob.status());
+        if (!abandoned) {
+          waiting.insert(prefix);
+          const bool next_in_prefix = i + 1 < objects.size() && objects[i + 1].first == prefix;
+          pass.failures.push_back({index, prefix, entry, blob.status(),
+                                   next_in_prefix ? objects[i + 1].second.key : ""});
+          continue;
         }
-        outcome.error = "disappeared before it could be read";
+        switch (*abandoned) {
+          case AbandonReason::kNotFound:
+            outcome.error = "disappeared before it could be read";
+            break;
+          case AbandonReason::kTooLarge:
+            outcome.error = "larger than the indexer's max_object_bytes";
+            break;
+          default:
+            outcome.error = strings::Cat("the store refuses to read it: ",
+                                         Escaped(strings::View(blob.status().message())));
+        }
       } else {
+        ++pass.objects_read;
         metrics_.object_bytes_read.fetch_add(blob->body.size());
         const FoldedObject folded = folder_.Fold(blob->body, batch.folded);
         outcome.events = folded.events;
@@ -362,30 +415,114 @@ absl::Status Indexer::IndexObjects(SessionState& session,
         }
       }
     }
+    if (abandoned) metrics_.objects_abandoned[static_cast<size_t>(*abandoned)].fetch_add(1);
+    if (session.retrying.erase(entry.key) > 0) retrying_changed = true;
     if (!outcome.error.empty()) {
       metrics_.bad_objects.fetch_add(1);
-      logger_->warn("object {}: {} ({} events read)", outcome.key, outcome.error, outcome.events);
+      logger_->warn("object {}: {} ({} events read)", Escaped(outcome.key), outcome.error,
+                    outcome.events);
     }
     batch.objects.push_back(std::move(outcome));
     progress[prefix] = entry.key;
     batch.now_ms = now_ms_();
+    --pass.pending;
     if (batch.folded.approximate_bytes >= options_.batch_max_bytes) {
       if (absl::Status flushed = flush(); !flushed.ok()) return flushed;
     }
   }
-  return flush();
+  if (absl::Status flushed = flush(); !flushed.ok()) return flushed;
+  return retrying_changed ? SaveSessionCounters(session) : absl::OkStatus();
 }
 
-absl::Status Indexer::PollSession(SessionState& session, bool forced) {
+absl::Status Indexer::SettleFailures(Pass& pass) {
+  if (pass.failures.empty()) return absl::OkStatus();
+  // A failure counts against its object only while the store serves other
+  // objects: when it served none this pass, the failure is taken to be the
+  // store's (an outage, credentials), which must not mark every object
+  // bad. With no other read to go by, the object after a failing one in
+  // its prefix is read once to tell.
+  if (pass.objects_read == 0) {
+    for (const ReadFailure& failure : pass.failures) {
+      if (failure.next_key.empty()) continue;
+      absl::StatusOr<StoreBlob> probe = store_.Get(failure.next_key, options_.max_object_bytes);
+      if (probe.ok()) {
+        ++pass.objects_read;
+      } else {
+        metrics_.store_errors.fetch_add(1);
+      }
+      break;
+    }
+  }
+  if (pass.objects_read == 0) {
+    pass.store_failed = true;
+    const std::string why = Escaped(strings::View(pass.failures.front().status.message()));
+    logger_->warn("the store served no object this pass: {} reads failed ({}), retried next pass",
+                  pass.failures.size(), why);
+    if (pass.first_store_error.empty()) pass.first_store_error = why;
+    return absl::OkStatus();
+  }
+  std::set<size_t> touched;
+  for (const ReadFailure& failure : pass.failures) {
+    SessionState& session = sessions_[failure.session];
+    touched.insert(failure.session);
+    const uint32_t tries = ++session.retrying[failure.entry.key];
+    const bool denied = failure.status.code() == absl::StatusCode::kPermissionDenied;
+    const std::string why = Escaped(strings::View(failure.status.message()));
+    if (!denied && tries < options_.max_object_attempts) {
+      logger_->warn("object {}: not read ({} of {} tries), retried next pass: {}",
+                    Escaped(failure.entry.key), tries, options_.max_object_attempts, why);
+      continue;
+    }
+    session.retrying.erase(failure.entry.key);
+    const AbandonReason reason =
+        denied ? AbandonReason::kPermissionDenied : AbandonReason::kAttempts;
+    ObjectOutcome outcome;
+    outcome.key = failure.entry.key;
+    outcome.size = failure.entry.size;
+    outcome.error = denied ? strings::Cat("access denied: ", why)
+                           : strings::Cat("could not be read in ", tries, " passes: ", why);
+    // Recorded as bad, and its prefix moves past it in the same commit.
+    BatchInput batch;
+    batch.objects.push_back(outcome);
+    batch.progress.push_back({failure.prefix, failure.entry.key});
+    absl::StatusOr<WriteStats> written = writer_.WriteBatch(session.id, std::move(batch));
+    if (!written.ok()) return written.status();
+    metrics_.bad_objects.fetch_add(1);
+    metrics_.objects_abandoned[static_cast<size_t>(reason)].fetch_add(1);
+    --pass.pending;
+    logger_->warn("object {}: passed over and recorded as bad: {}", Escaped(outcome.key),
+                  outcome.error);
+  }
+  for (size_t index : touched) {
+    if (absl::Status saved = SaveSessionCounters(sessions_[index]); !saved.ok()) return saved;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::PollSession(size_t index, Pass& pass) {
+  SessionState& session = sessions_[index];
+  ++pass.sessions_polled;
+  // The session's pass ends at a failed listing; what was listed before it
+  // is still indexed (each prefix's listing is in key order).
+  absl::Status store_error;
+  auto note_store_error = [&] {
+    ++pass.sessions_unlisted;
+    const std::string why = Escaped(strings::View(store_error.message()));
+    logger_->warn("session {}/{}: {}", session.identity.cluster(), session.identity.name, why);
+    if (pass.first_store_error.empty()) pass.first_store_error = why;
+  };
   // The event prefixes of every node: <node>/node_events/ and
   // <node>/job_events/<job>/ (logs/ and fetched_endpoints/ are not events).
   std::vector<std::string> nodes;
-  absl::Status listed = ListAll(Listing(session.prefix, "/"), [&](const StoreListPage& page) {
+  store_error = ListAll(Listing(session.prefix, "/"), [&](const StoreListPage& page) {
     for (const std::string& p : page.common_prefixes) {
       if (LastSegment(p) != "fetched_endpoints") nodes.push_back(p);
     }
   });
-  if (!listed.ok()) return listed;
+  if (!store_error.ok()) {
+    note_store_error();
+    return absl::OkStatus();
+  }
   const int64_t now = now_ms_();
   if (nodes.empty()) {
     // Listed before and now empty: its objects are gone from the store.
@@ -400,18 +537,42 @@ absl::Status Indexer::PollSession(SessionState& session, bool forced) {
     if (had_objects && session.status != "gone") return SetStatus(session, "gone", now);
     return absl::OkStatus();
   }
+  // A directory the store will not list for reasons of its own (a control
+  // character in its name, a policy on it) is skipped and counted, not the
+  // session; any other failure ends the session's pass.
+  int64_t skipped = 0;
+  auto list = [&](const std::string& prefix, const std::string& delimiter,
+                  const std::string& start_after,
+                  const std::function<void(const StoreListPage&)>& on_page) {
+    absl::Status listed = ListAll(Listing(prefix, delimiter, start_after), on_page);
+    if (listed.ok()) return true;
+    if (!PrefixOnlyListFailure(listed)) {
+      store_error = listed;
+      return false;
+    }
+    ++skipped;
+    metrics_.prefixes_skipped.fetch_add(1);
+    const bool first_time =
+        warned_prefixes_.size() < 10'000 && warned_prefixes_.insert(prefix).second;
+    logger_->log(first_time ? spdlog::level::warn : spdlog::level::debug,
+                 "session {}/{}: skipping {}, which cannot be listed: {}",
+                 session.identity.cluster(), session.identity.name,
+                 Escaped(std::string_view(prefix).substr(session.prefix.size())),
+                 Escaped(strings::View(listed.message())));
+    return false;
+  };
   std::vector<std::string> prefixes;
   for (const std::string& node : nodes) {
+    if (!store_error.ok()) break;
     prefixes.push_back(node + "node_events/");
-    absl::Status jobs = ListAll(Listing(node + "job_events/", "/"), [&](const StoreListPage& page) {
-      for (const std::string& p : page.common_prefixes) {
-        prefixes.push_back(p);
-      }
+    list(node + "job_events/", "/", "", [&](const StoreListPage& page) {
+      for (const std::string& p : page.common_prefixes) prefixes.push_back(p);
     });
-    if (!jobs.ok()) return jobs;
   }
   std::vector<std::pair<std::string, StoreEntry>> objects;
   for (const std::string& prefix : prefixes) {
+    if (!store_error.ok()) break;
+    // Progress keys are relative to the session; store keys are absolute.
     std::string relative = prefix.substr(session.prefix.size());
     absl::StatusOr<SqliteStatement*> position =
         db_.Cached("SELECT last_key FROM prefixes WHERE session_id = ? AND prefix = ?");
@@ -421,72 +582,78 @@ absl::Status Indexer::PollSession(SessionState& session, bool forced) {
     if (!row.ok()) return row.status();
     std::string start_after = *row ? std::string((*position)->Text(0)) : "";
     (*position)->Reset();
-    absl::Status page_status =
-        ListAll(Listing(prefix, "", start_after), [&](const StoreListPage& page) {
-          for (const StoreEntry& entry : page.objects) {
-            const std::string_view name = LastSegment(entry.key);
-            if (!IsEventFileName(name)) continue;
-            objects.emplace_back(relative, entry);
-          }
-        });
-    if (!page_status.ok()) return page_status;
+    list(prefix, "", start_after, [&](const StoreListPage& page) {
+      for (const StoreEntry& entry : page.objects) {
+        const std::string_view name = LastSegment(entry.key);
+        if (!IsEventFileName(name)) continue;
+        objects.emplace_back(relative, entry);
+      }
+    });
   }
-  // Progress keys are relative to the session; store keys are absolute.
-  metrics_.objects_pending.fetch_add(objects.size());
+  pass.pending += objects.size();
+  metrics_.objects_pending.store(pass.pending);
   const size_t count = objects.size();
-  absl::Status indexed = IndexObjects(session, objects);
-  metrics_.objects_pending.fetch_sub(count);
-  if (!indexed.ok()) return indexed;
+  if (absl::Status indexed = IndexObjects(index, objects, pass); !indexed.ok()) return indexed;
+  if (store_error.ok() && skipped != session.skipped_prefixes) {
+    session.skipped_prefixes = skipped;
+    if (absl::Status saved = SaveSessionCounters(session); !saved.ok()) return saved;
+  }
+  if (!store_error.ok()) note_store_error();
   if (count > 0) {
     session.last_new_object_ms = now;
     if (session.status != "live") return SetStatus(session, "live", 0);
     return absl::OkStatus();
   }
   // Nothing new: after session_idle this listing was the last one.
-  if (session.status == "live" &&
+  if (store_error.ok() && session.status == "live" &&
       now - session.last_new_object_ms >= options_.session_idle.count()) {
     return SetStatus(session, "idle", 0);
   }
-  (void)forced;
+  return absl::OkStatus();
+}
+
+absl::Status Indexer::Evict(int64_t id, SessionRemoval removal) {
+  if (absl::Status dropped = writer_.DropSession(id, &removal); !dropped.ok()) return dropped;
+  metrics_.sessions_dropped.fetch_add(1);
+  for (SessionState& session : sessions_) {
+    if (session.id != id) continue;
+    logger_->info("session {}/{} removed from the index ({}: {})", session.identity.cluster(),
+                  session.identity.name, removal.reason, removal.detail);
+    session.status = "evicted";
+    session.retrying.clear();
+    session.skipped_prefixes = 0;
+  }
   return absl::OkStatus();
 }
 
 absl::Status Indexer::ApplyBounds() {
   const int64_t now = now_ms_();
   const int64_t retention = options_.retention.count();
-  // Retention: by the last event's age, or by the time since the objects
-  // disappeared.
-  std::vector<int64_t> expired;
-  {
+  // Retention (0: keep everything): by the time since the session last had
+  // something new indexed or its last event, whichever is later — so an old
+  // archive indexed today is kept for a retention from today — or by the
+  // time since its objects disappeared.
+  if (retention > 0) {
+    std::vector<std::pair<int64_t, bool>> expired;  // (id, gone)
     absl::StatusOr<SqliteStatement> select = db_.Prepare(
-        "SELECT id FROM sessions WHERE status != 'evicted' AND ((status = 'gone' AND "
-        "gone_since_ms > 0 AND gone_since_ms <= ?1) OR (last_event_ns >= 0 AND last_event_ns / "
-        "1000000 <= ?1))");
+        "SELECT id, status = 'gone' AND gone_since_ms > 0 AND gone_since_ms <= ?1 FROM sessions "
+        "WHERE status != 'evicted' AND ((status = 'gone' AND gone_since_ms > 0 AND "
+        "gone_since_ms <= ?1) OR (max(last_event_ns / 1000000, last_new_object_ms) > 0 AND "
+        "max(last_event_ns / 1000000, last_new_object_ms) <= ?1))");
     if (!select.ok()) return select.status();
     select->Bind(1, now - retention);
     for (;;) {
       absl::StatusOr<bool> row = select->Step();
       if (!row.ok()) return row.status();
       if (!*row) break;
-      expired.push_back(select->Int(0));
+      expired.emplace_back(select->Int(0), select->Int(1) != 0);
     }
-  }
-  auto evict = [&](int64_t id) -> absl::Status {
-    if (absl::Status dropped = writer_.DropSession(id, /*keep_tombstone=*/true); !dropped.ok()) {
-      return dropped;
-    }
-    metrics_.sessions_dropped.fetch_add(1);
-    for (SessionState& session : sessions_) {
-      if (session.id == id) {
-        logger_->info("session {}/{} removed from the index (retention or max_bytes)",
-                      session.identity.cluster(), session.identity.name);
-        session.status = "evicted";
+    const std::string setting = strings::Cat("index.retention is ", DurationText(retention));
+    for (const auto& [id, gone] : expired) {
+      if (absl::Status s = Evict(id, {gone ? "gone" : "retention", now, setting}); !s.ok()) {
+        return s;
       }
     }
-    return absl::OkStatus();
-  };
-  for (int64_t id : expired) {
-    if (absl::Status s = evict(id); !s.ok()) return s;
   }
   // max_bytes: the live size (pages in use), oldest sessions first.
   for (int round = 0; round < 1000; ++round) {
@@ -514,23 +681,26 @@ absl::Status Indexer::ApplyBounds() {
       logger_->warn("index uses {} bytes, above index.max_bytes, with one session left", used);
       break;
     }
-    if (absl::Status s = evict(ids[0]); !s.ok()) return s;
+    const std::string setting = strings::Cat("index.max_bytes is ", options_.max_index_bytes,
+                                             " bytes and the index used ", used);
+    if (absl::Status s = Evict(ids[0], {"max_bytes", now, setting}); !s.ok()) return s;
   }
-  metrics_.index_bytes.store(IndexFileBytes(index_dir_));
   return absl::OkStatus();
 }
 
-absl::Status Indexer::RunOnce() {
-  metrics_.polls.fetch_add(1);
+absl::Status Indexer::RunPass(Pass& pass) {
   if (sessions_.empty() && last_discovery_ms_ < 0) {
     if (absl::Status loaded = LoadSessions(); !loaded.ok()) return loaded;
   }
   const int64_t now = now_ms_();
-  absl::Status first_error;
   if (last_discovery_ms_ < 0 || now - last_discovery_ms_ >= options_.discovery_interval.count()) {
     if (absl::Status discovered = Discover(); !discovered.ok()) {
-      logger_->warn("store discovery failed: {}", strings::View(discovered.message()));
-      first_error = discovered;
+      // NoteSession's index errors come back here too.
+      if (discovery_index_error_) return discovered;
+      const std::string why = Escaped(strings::View(discovered.message()));
+      logger_->warn("store discovery failed: {}", why);
+      pass.first_store_error = why;
+      pass.store_failed = true;
     } else {
       last_discovery_ms_ = now;
     }
@@ -540,9 +710,9 @@ absl::Status Indexer::RunOnce() {
     MutexLock lock(mutex_);
     refresh.swap(refresh_);
   }
-  bool all_read = first_error.ok();
-  for (SessionState& session : sessions_) {
+  for (size_t index = 0; index < sessions_.size(); ++index) {
     if (stopping()) break;
+    SessionState& session = sessions_[index];
     const bool forced = refresh.contains({session.identity.cluster(), session.identity.name});
     bool due = session.status == "live" || forced;
     if (!due && session.status == "idle" &&
@@ -551,27 +721,48 @@ absl::Status Indexer::RunOnce() {
       session.last_presence_check_ms = now;
       metrics_.list_requests.fetch_add(1);
       absl::StatusOr<StoreListPage> page = store_.List(Listing(session.prefix, "", "", 1));
+      if (!page.ok()) metrics_.store_errors.fetch_add(1);
       if (page.ok() && page->objects.empty() && page->common_prefixes.empty()) {
         if (absl::Status s = SetStatus(session, "gone", now); !s.ok()) return s;
       }
       continue;
     }
     if (!due) continue;
-    if (absl::Status polled = PollSession(session, forced); !polled.ok()) {
-      if (polled.code() == absl::StatusCode::kInternal ||
-          polled.code() == absl::StatusCode::kDataLoss) {
-        return polled;  // the index itself failed
-      }
-      logger_->warn("session {}/{}: {}", session.identity.cluster(), session.identity.name,
-                    strings::View(polled.message()));
-      all_read = false;
-      if (first_error.ok()) first_error = polled;
-    }
+    if (absl::Status polled = PollSession(index, pass); !polled.ok()) return polled;
   }
-  if (absl::Status bounded = ApplyBounds(); !bounded.ok()) return bounded;
+  if (absl::Status settled = SettleFailures(pass); !settled.ok()) return settled;
+  if (pass.sessions_polled > 0 && pass.sessions_unlisted == pass.sessions_polled) {
+    pass.store_failed = true;
+  }
+  return ApplyBounds();
+}
+
+absl::Status Indexer::RunOnce() {
+  metrics_.polls.fetch_add(1);
+  Pass pass;
+  const absl::Status ran = RunPass(pass);
+  // Gauges are set whatever became of the pass, so none goes stale while
+  // passes fail (rayhist_last_pass_success_timestamp_seconds says when one
+  // last succeeded).
   metrics_.sessions.store(sessions_.size());
-  if (all_read && !stopping()) metrics_.caught_up_at_ms.store(now_ms_());
-  return first_error;
+  metrics_.index_bytes.store(IndexFileBytes(index_dir_));
+  metrics_.objects_pending.store(pass.pending);
+  const int64_t end = now_ms_();
+  if (stopping() && ran.ok()) return absl::OkStatus();  // cut short: tells nothing
+  const bool succeeded = ran.ok() && !pass.store_failed;
+  metrics_.last_pass_ok.store(succeeded);
+  if (succeeded) {
+    metrics_.last_pass_success_ms.store(end);
+  } else {
+    metrics_.passes_failed.fetch_add(1);
+  }
+  // Caught up: everything listed was read or passed.
+  if (succeeded && pass.first_store_error.empty() && pass.pending == 0) {
+    metrics_.caught_up_at_ms.store(end);
+  }
+  if (!ran.ok()) return ran;
+  if (!pass.first_store_error.empty()) return absl::UnavailableError(pass.first_store_error);
+  return absl::OkStatus();
 }
 
 }  // namespace rayagg::history

@@ -19,8 +19,13 @@ void Counter(const Scrape& s, MetricSamples& out) {
 // Every family ray-task-history exports; docs/HISTORY.md's metrics table
 // lists the same (tests/unit/history/history_metrics_test.cc compares them).
 constexpr MetricFamily<Scrape> kHistoryFamilies[] = {
-    {{"rayhist_ready", MetricType::kGauge, {}, "1 when the index is open and the API answers."},
-     [](const Scrape& s, MetricSamples& out) { out.Add({}, s.ready ? 1 : 0); }},
+    {{"rayhist_ready",
+      MetricType::kGauge,
+      {},
+      "1 when the index is open and the last indexing pass did not fail store-wide."},
+     [](const Scrape& s, MetricSamples& out) {
+       out.Add({}, s.ready && s.m.last_pass_ok.load() ? 1 : 0);
+     }},
     {{"rayhist_objects_indexed_total",
       MetricType::kCounter,
       {},
@@ -72,6 +77,33 @@ constexpr MetricFamily<Scrape> kHistoryFamilies[] = {
      [](const Scrape& s, MetricSamples& out) { out.Add({}, s.m.index_bytes.load()); }},
     {{"rayhist_sessions", MetricType::kGauge, {}, "Sessions known to the indexer."},
      [](const Scrape& s, MetricSamples& out) { out.Add({}, s.m.sessions.load()); }},
+    {{"rayhist_objects_abandoned_total",
+      MetricType::kCounter,
+      {"reason"},
+      "Objects recorded as bad and passed over, by reason."},
+     [](const Scrape& s, MetricSamples& out) {
+       for (size_t i = 0; i < kAbandonReasonCount; ++i) {
+         out.Add({AbandonReasonName(static_cast<AbandonReason>(i))},
+                 s.m.objects_abandoned[i].load());
+       }
+     }},
+    {{"rayhist_prefixes_skipped_total",
+      MetricType::kCounter,
+      {},
+      "Node or job directories skipped because they could not be listed (each pass)."},
+     &Counter<&HistoryMetrics::prefixes_skipped>},
+    {{"rayhist_passes_failed_total",
+      MetricType::kCounter,
+      {},
+      "Indexing passes that failed store-wide or on the index."},
+     &Counter<&HistoryMetrics::passes_failed>},
+    {{"rayhist_last_pass_success_timestamp_seconds",
+      MetricType::kGauge,
+      {},
+      "When the last indexing pass ended without failing (Unix seconds; 0: none yet)."},
+     [](const Scrape& s, MetricSamples& out) {
+       out.Add({}, static_cast<double>(s.m.last_pass_success_ms.load()) / 1000.0);
+     }},
     {{"rayhist_query_duration_seconds",
       MetricType::kHistogram,
       {"route"},
@@ -121,6 +153,24 @@ std::string_view ApiRouteName(ApiRoute route) {
     case ApiRoute::kJobs:
       return "jobs";
     case ApiRoute::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view AbandonReasonName(AbandonReason reason) {
+  switch (reason) {
+    case AbandonReason::kNotFound:
+      return "not_found";
+    case AbandonReason::kTooLarge:
+      return "too_large";
+    case AbandonReason::kInvalidKey:
+      return "invalid_key";
+    case AbandonReason::kPermissionDenied:
+      return "permission_denied";
+    case AbandonReason::kAttempts:
+      return "attempts";
+    case AbandonReason::kCount:
       break;
   }
   return "unknown";

@@ -31,6 +31,19 @@ enum class ApiRoute : int {
 inline constexpr size_t kApiRouteCount = static_cast<size_t>(ApiRoute::kCount);
 std::string_view ApiRouteName(ApiRoute route);
 
+// Why the indexer gave up on an object (rayhist_objects_abandoned_total's
+// `reason`; docs/HISTORY.md "Objects that cannot be read").
+enum class AbandonReason : int {
+  kNotFound,          // listed, then gone before it could be read
+  kTooLarge,          // above indexing.max_object_bytes
+  kInvalidKey,        // a key the store client refuses
+  kPermissionDenied,  // 403 while the store served other objects
+  kAttempts,          // failed indexing.max_object_attempts passes in a row
+  kCount
+};
+inline constexpr size_t kAbandonReasonCount = static_cast<size_t>(AbandonReason::kCount);
+std::string_view AbandonReasonName(AbandonReason reason);
+
 struct HistoryMetrics {
   std::atomic<uint64_t> objects_indexed{0};
   std::atomic<uint64_t> object_bytes_read{0};
@@ -49,6 +62,14 @@ struct HistoryMetrics {
   std::atomic<uint64_t> objects_pending{0};
   std::atomic<uint64_t> index_bytes{0};
   std::atomic<uint64_t> sessions{0};
+  // Objects recorded as bad and passed, by AbandonReason.
+  std::array<std::atomic<uint64_t>, kAbandonReasonCount> objects_abandoned{};
+  std::atomic<uint64_t> prefixes_skipped{0};  // node/job directories that could not be listed
+  std::atomic<uint64_t> passes_failed{0};     // passes that failed store-wide or on the index
+  // The indexer's half of readiness: false while the last finished pass
+  // failed store-wide or on the index (true before the first one ends).
+  std::atomic<bool> last_pass_ok{true};
+  std::atomic<int64_t> last_pass_success_ms{0};  // wall-clock ms, 0: none yet
   std::array<LatencyHistogram, kApiRouteCount> query_latency;
   std::array<std::atomic<uint64_t>, kApiRouteCount> query_errors{};
 };

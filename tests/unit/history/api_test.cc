@@ -427,6 +427,13 @@ TEST_F(ApiTest, HealthReadinessAndMetrics) {
   test::RawHttpClient health(port_);
   health.Send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(health.Read().result_int(), 200);
+  // /readyz follows the indexer's last pass; the data routes answer anyway.
+  EXPECT_EQ(Get("/readyz").first, 200);
+  metrics_.last_pass_ok = false;
+  EXPECT_EQ(Get("/readyz").first, 503);
+  EXPECT_EQ(Get("/api/history/v1/counts").first, 200);
+  metrics_.last_pass_ok = true;
+  EXPECT_EQ(Get("/readyz").first, 200);
 }
 
 }  // namespace

@@ -16,7 +16,11 @@
 
 #include "history/api/queries.h"
 #include "history/index/index_schema.h"
+#include "history/index/session_removal.h"
+#include "history/index/store_adapter.h"
 #include "http/gzip.h"
+#include "objstore/blocking_object_store.h"
+#include "objstore/dir_object_store.h"
 #include "rayagg/event_json_encoder.h"
 #include "support/temp_dir.h"
 #include "unit/history/directory_store_reader.h"
@@ -30,32 +34,70 @@ using nlohmann::json;
 constexpr char kNodeA[] = "aa00000000000000000000000000000000000000000000000000000a";
 constexpr char kNodeB[] = "bb00000000000000000000000000000000000000000000000000000b";
 
+// The directory store with failures put in: reads of chosen keys fail with
+// a chosen status, or every call fails (the store is down).
+class FaultyStore final : public StoreReader {
+ public:
+  explicit FaultyStore(StoreReader& inner) : inner_(inner) {}
+  absl::StatusOr<StoreListPage> List(const StoreListRequest& request) override {
+    if (down) return absl::UnavailableError("store down");
+    return inner_.List(request);
+  }
+  absl::StatusOr<StoreBlob> Get(const std::string& key, uint64_t max_bytes) override {
+    ++gets;
+    if (down) return absl::UnavailableError("store down");
+    if (auto it = failing.find(key); it != failing.end()) return it->second;
+    return inner_.Get(key, max_bytes);
+  }
+  std::string Describe() const override { return "faulty " + inner_.Describe(); }
+
+  bool down = false;
+  std::map<std::string, absl::Status> failing;
+  uint64_t gets = 0;
+
+ private:
+  StoreReader& inner_;
+};
+
 class IndexerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::create_directories(store_dir_.path().string() + "/bucket");
     root_ = store_dir_.path().string() + "/bucket";
+    reader_ = std::make_unique<testing::DirectoryStoreReader>(root_);
+    faulty_ = std::make_unique<FaultyStore>(*reader_);
+    options_.session_idle = std::chrono::minutes(60);
+    options_.retention = std::chrono::hours(24);
+    options_.presence_check_interval = std::chrono::minutes(10);
+    options_.discovery_interval = std::chrono::milliseconds(0);
+    options_.batch_max_bytes = 1 << 20;  // several batches per session
     Open();
   }
 
+  // A restart: a new connection, indexer and metrics on the same index.
   void Open() {
     indexer_.reset();
     db_.reset();
     absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(index_dir_.path().string(), 8 << 20);
     ASSERT_TRUE(index.ok()) << index.status();
     db_ = std::move(index->db);
-    reader_ = std::make_unique<testing::DirectoryStoreReader>(root_);
     metrics_ = std::make_unique<HistoryMetrics>();
-    IndexerOptions options;
-    options.session_idle = std::chrono::minutes(60);
-    options.retention = std::chrono::hours(24);
-    options.presence_check_interval = std::chrono::minutes(10);
-    options.discovery_interval = std::chrono::milliseconds(0);
-    options.batch_max_bytes = 1 << 20;  // several batches per session
     indexer_ = std::make_unique<Indexer>(
-        *db_, index_dir_.path().string(), *reader_, options, *metrics_,
+        *db_, index_dir_.path().string(), *faulty_, options_, *metrics_,
         std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()),
         [this] { return now_ms_; });
+  }
+
+  // One column of the sessions row of `name`.
+  std::string SessionColumn(const std::string& name, const std::string& column) {
+    absl::StatusOr<SqliteStatement> select =
+        db_->Prepare("SELECT " + column + " FROM sessions WHERE name = ?");
+    EXPECT_TRUE(select.ok()) << select.status();
+    if (!select.ok()) return "";
+    select->BindText(1, name);
+    absl::StatusOr<bool> row = select->Step();
+    EXPECT_TRUE(row.ok() && *row) << name;
+    return row.ok() && *row ? std::string(select->Text(0)) : "";
   }
 
   void Put(const std::string& key, const std::string& body) {
@@ -87,8 +129,10 @@ class IndexerTest : public ::testing::Test {
 
   rayagg::test::TempDir store_dir_, index_dir_;
   std::string root_;
+  IndexerOptions options_;
   std::unique_ptr<SqliteDb> db_;
   std::unique_ptr<StoreReader> reader_;
+  std::unique_ptr<FaultyStore> faulty_;
   std::unique_ptr<HistoryMetrics> metrics_;
   std::unique_ptr<Indexer> indexer_;
   int64_t now_ms_ = 1'700'000'010'000;  // just after RandomSession's events
@@ -251,6 +295,244 @@ TEST_F(IndexerTest, IdleSessionsAreListedOnceMoreThenOnDemandAndGoneOnesExpire) 
   ASSERT_TRUE(indexer_->RunOnce().ok());
   EXPECT_TRUE(Query("/s", &HistoryQueries::Sessions)["sessions"].empty());
   EXPECT_EQ(metrics_->sessions_dropped.load(), 1u);
+  EXPECT_EQ(SessionColumn(name, "removed_reason"), "gone");
+  EXPECT_EQ(SessionColumn(name, "removed_ms"), std::to_string(now_ms_));
+}
+
+// Three objects of one prefix; the second one's reads fail.
+struct ThreeObjects {
+  std::string name = "session_2026-06-01_14-00-00_000000_1";
+  std::string keys[3];
+  FoldedSession first_and_last;  // what the index holds once the second is passed
+};
+
+ThreeObjects PutThreeObjects(
+    const std::function<void(const std::string&, const std::string&)>& put,
+    const std::function<std::string(const std::vector<RayEvent>&)>& jsonl) {
+  ThreeObjects out;
+  const std::string prefix = "cluster-history/raycluster/default/demo/" + out.name + "/" +
+                             std::string(kNodeA) + "/node_events/" + std::string(kNodeA);
+  const Session session = RandomSession(6);
+  const auto& events = session.events;
+  const size_t third = events.size() / 3;
+  const std::vector<RayEvent> parts[3] = {{events.begin(), events.begin() + third},
+                                          {events.begin() + third, events.begin() + 2 * third},
+                                          {events.begin() + 2 * third, events.end()}};
+  for (int i = 0; i < 3; ++i) {
+    out.keys[i] = prefix + "-2026-06-01-14-" + std::to_string(i + 1) + ".jsonl";
+    put(out.keys[i], jsonl(parts[i]));
+  }
+  for (const RayEvent& event : parts[0]) FoldEvent(event, out.first_and_last);
+  for (const RayEvent& event : parts[2]) FoldEvent(event, out.first_and_last);
+  return out;
+}
+
+TEST_F(IndexerTest, AnObjectThatKeepsFailingIsRecordedAsBadAndPassed) {
+  options_.max_object_attempts = 3;
+  Open();
+  const ThreeObjects objects =
+      PutThreeObjects([this](const std::string& k, const std::string& b) { Put(k, b); },
+                      [](const std::vector<RayEvent>& events) { return Jsonl(events, false); });
+  faulty_->failing[objects.keys[1]] = absl::UnavailableError("slow down");
+  // Failed passes: the prefix waits at the object; the pass is no failure.
+  for (int pass = 0; pass < 2; ++pass) {
+    ASSERT_TRUE(indexer_->RunOnce().ok());
+    EXPECT_TRUE(indexer_->LastPassSucceeded());
+  }
+  EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
+  EXPECT_EQ(metrics_->objects_pending.load(), 2u);
+  EXPECT_EQ(metrics_->bad_objects.load(), 0u);
+  EXPECT_EQ(SessionColumn(objects.name, "retrying_objects"), "{\"" + objects.keys[1] + "\":2}");
+  // The count survives a restart: the third failed pass passes the object
+  // (the only read of that pass; the object after it shows the store serves).
+  Open();
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(metrics_->objects_abandoned[static_cast<size_t>(AbandonReason::kAttempts)].load(), 1u);
+  EXPECT_EQ(metrics_->bad_objects.load(), 1u);
+  EXPECT_EQ(SessionColumn(objects.name, "bad_objects"), "1");
+  EXPECT_EQ(SessionColumn(objects.name, "retrying_objects"), "");
+  absl::StatusOr<SqliteStatement> error = db_->Prepare("SELECT error FROM objects WHERE key = ?");
+  ASSERT_TRUE(error.ok());
+  error->BindText(1, objects.keys[1]);
+  ASSERT_TRUE(*error->Step());
+  EXPECT_EQ(error->Text(0), "could not be read in 3 passes: slow down");
+  // The next pass reads what came after it; nothing is left pending.
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
+  EXPECT_EQ(metrics_->objects_pending.load(), 0u);
+  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], objects.first_and_last.tasks.size());
+  // It stays passed: a later pass reads nothing again.
+  faulty_->failing.clear();
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
+}
+
+TEST_F(IndexerTest, ReadsThatFailEverywhereAreTheStoresAndADenialAmongGoodReadsIsTheObjects) {
+  options_.max_object_attempts = 2;
+  Open();
+  const ThreeObjects objects =
+      PutThreeObjects([this](const std::string& k, const std::string& b) { Put(k, b); },
+                      [](const std::vector<RayEvent>& events) { return Jsonl(events, false); });
+  // Every read denied (credentials without GetObject): no object is marked
+  // bad however many passes, and the passes fail.
+  for (const std::string& key : objects.keys) {
+    faulty_->failing[key] = absl::PermissionDeniedError("access denied");
+  }
+  for (int pass = 0; pass < 4; ++pass) {
+    EXPECT_EQ(indexer_->RunOnce().code(), absl::StatusCode::kUnavailable);
+    EXPECT_FALSE(indexer_->LastPassSucceeded());
+  }
+  EXPECT_EQ(metrics_->bad_objects.load(), 0u);
+  EXPECT_EQ(metrics_->passes_failed.load(), 4u);
+  EXPECT_EQ(metrics_->objects_pending.load(), 3u);
+  EXPECT_EQ(metrics_->last_pass_success_ms.load(), 0);
+  EXPECT_NE(RenderHistoryMetrics(*metrics_, true, now_ms_).find("\nrayhist_ready 0\n"),
+            std::string::npos);
+  EXPECT_EQ(SessionColumn(objects.name, "retrying_objects"), "");
+  // The store serves the others again: the denied one is passed at once.
+  faulty_->failing.erase(objects.keys[0]);
+  faulty_->failing.erase(objects.keys[2]);
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_TRUE(indexer_->LastPassSucceeded());
+  EXPECT_EQ(
+      metrics_->objects_abandoned[static_cast<size_t>(AbandonReason::kPermissionDenied)].load(),
+      1u);
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(metrics_->objects_indexed.load(), 2u);
+  EXPECT_EQ(metrics_->last_pass_success_ms.load(), now_ms_);
+  EXPECT_NE(RenderHistoryMetrics(*metrics_, true, now_ms_).find("\nrayhist_ready 1\n"),
+            std::string::npos);
+  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], objects.first_and_last.tasks.size());
+}
+
+TEST_F(IndexerTest, AFailedPassStillSetsTheGauges) {
+  const ThreeObjects objects =
+      PutThreeObjects([this](const std::string& k, const std::string& b) { Put(k, b); },
+                      [](const std::vector<RayEvent>& events) { return Jsonl(events, false); });
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  Open();  // fresh metrics
+  faulty_->down = true;
+  EXPECT_FALSE(indexer_->RunOnce().ok());
+  EXPECT_FALSE(indexer_->LastPassSucceeded());
+  EXPECT_EQ(metrics_->sessions.load(), 1u);
+  EXPECT_GT(metrics_->index_bytes.load(), 0u);
+  EXPECT_EQ(metrics_->caught_up_at_ms.load(), 0);
+  EXPECT_EQ(metrics_->passes_failed.load(), 1u);
+  faulty_->down = false;
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_TRUE(indexer_->LastPassSucceeded());
+  EXPECT_EQ(metrics_->caught_up_at_ms.load(), now_ms_);
+}
+
+TEST_F(IndexerTest, ADirectoryThatCannotBeListedIsSkippedNotItsSession) {
+  const std::string name = "session_2026-06-01_15-00-00_000000_1";
+  const std::string session_prefix = "cluster-history/raycluster/default/demo/" + name + "/";
+  const Session session = RandomSession(7);
+  const std::string text = Jsonl(session.events, false);
+  Put(session_prefix + kNodeA + "/node_events/" + kNodeA + "-2026-06-01-15-1.jsonl", text);
+  // A node directory and a job directory with control characters in their
+  // names: the real dir:// store refuses to list them.
+  const std::string bad_node = "bad\x01node";
+  Put(session_prefix + bad_node + "/node_events/" + bad_node + "-2026-06-01-15-1.jsonl", text);
+  Put(session_prefix + kNodeA + "/job_events/01\x1b[31m/" + kNodeA + "-2026-06-01-15-2.jsonl",
+      text);
+  absl::StatusOr<std::unique_ptr<BlockingObjectStore>> store =
+      BlockingObjectStore::Make([&](asio::any_io_executor executor) {
+        return absl::StatusOr<std::unique_ptr<ObjectStore>>(
+            std::make_unique<DirObjectStore>(std::move(executor), root_));
+      });
+  ASSERT_TRUE(store.ok()) << store.status();
+  ObjectStoreReader dir_store(*std::move(store));
+  Indexer indexer(
+      *db_, index_dir_.path().string(), dir_store, options_, *metrics_,
+      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()),
+      [this] { return now_ms_; });
+  ASSERT_TRUE(indexer.RunOnce().ok());
+  EXPECT_TRUE(indexer.LastPassSucceeded());
+  EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
+  EXPECT_EQ(metrics_->prefixes_skipped.load(), 3u);
+  EXPECT_EQ(SessionColumn(name, "skipped_prefixes"), "3");
+  FoldedSession expected;
+  for (const RayEvent& event : session.events) FoldEvent(event, expected);
+  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], expected.tasks.size());
+  // Skipped again next pass, and counted again; nothing else changes.
+  ASSERT_TRUE(indexer.RunOnce().ok());
+  EXPECT_EQ(metrics_->prefixes_skipped.load(), 6u);
+  EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
+}
+
+TEST_F(IndexerTest, RetentionCountsFromTheLastIndexingOrEventAndTheRemovalSaysWhy) {
+  // An archive whose events are 10 days older than the retention (24 h):
+  // indexed today, it is kept for a retention from today.
+  now_ms_ += 10LL * 24 * 3600 * 1000;
+  const ThreeObjects objects =
+      PutThreeObjects([this](const std::string& k, const std::string& b) { Put(k, b); },
+                      [](const std::vector<RayEvent>& events) { return Jsonl(events, false); });
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"].size(), 1u);
+  now_ms_ += 23 * 3600 * 1000LL;
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"].size(), 1u);
+  now_ms_ += 2 * 3600 * 1000LL;
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_TRUE(Query("/s", &HistoryQueries::Sessions)["sessions"].empty());
+  EXPECT_EQ(metrics_->sessions_dropped.load(), 1u);
+  EXPECT_EQ(SessionColumn(objects.name, "status"), "evicted");
+  EXPECT_EQ(SessionColumn(objects.name, "removed_reason"), "retention");
+  EXPECT_EQ(SessionColumn(objects.name, "removed_ms"), std::to_string(now_ms_));
+  EXPECT_EQ(SessionColumn(objects.name, "removed_detail"), "index.retention is 24h");
+  // What the API's 404 can say, by either form of the session's name.
+  for (const std::string& selector : {"raycluster/default/demo/" + objects.name, objects.name}) {
+    absl::StatusOr<std::optional<SessionRemoval>> removal = FindRemoval(*db_, selector);
+    ASSERT_TRUE(removal.ok() && removal->has_value()) << selector;
+    EXPECT_EQ(DescribeRemoval(selector, **removal),
+              "session " + selector +
+                  " was removed from the index by retention at 2023-11-25T23:13:30Z: "
+                  "index.retention is 24h");
+  }
+  absl::StatusOr<std::optional<SessionRemoval>> none = FindRemoval(*db_, "session_none");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(IndexerTest, RetentionZeroKeepsEverySession) {
+  options_.retention = std::chrono::milliseconds(0);
+  Open();
+  const ThreeObjects objects =
+      PutThreeObjects([this](const std::string& k, const std::string& b) { Put(k, b); },
+                      [](const std::vector<RayEvent>& events) { return Jsonl(events, false); });
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  // Its objects disappear, and ten years pass.
+  std::filesystem::remove_all(root_ + "/cluster-history");
+  now_ms_ += 61 * 60 * 1000;
+  ASSERT_TRUE(indexer_->RunOnce().ok());  // idle
+  now_ms_ += 11 * 60 * 1000;
+  ASSERT_TRUE(indexer_->RunOnce().ok());  // presence check
+  now_ms_ += 3650LL * 24 * 3600 * 1000;
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  const json sessions = Query("/s", &HistoryQueries::Sessions)["sessions"];
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0]["status"], "gone");
+  EXPECT_EQ(metrics_->sessions_dropped.load(), 0u);
+}
+
+TEST_F(IndexerTest, AboveMaxBytesTheOldestSessionIsRemovedAndSaysSo) {
+  options_.max_index_bytes = 1;  // every session is too many but the last
+  Open();
+  for (int i = 1; i <= 2; ++i) {
+    const std::string prefix = "cluster-history/raycluster/default/demo/session_2026-06-01_1" +
+                               std::to_string(i) + "-00-00_000000_1/" + kNodeA + "/node_events/" +
+                               kNodeA;
+    Put(prefix + "-2026-06-01-16-1.jsonl", Jsonl(RandomSession(i).events, false));
+  }
+  ASSERT_TRUE(indexer_->RunOnce().ok());
+  EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"].size(), 1u);
+  absl::StatusOr<SqliteStatement> removed =
+      db_->Prepare("SELECT removed_reason, removed_detail FROM sessions WHERE status = 'evicted'");
+  ASSERT_TRUE(removed.ok());
+  ASSERT_TRUE(*removed->Step());
+  EXPECT_EQ(removed->Text(0), "max_bytes");
+  EXPECT_EQ(removed->Text(1).substr(0, 38), "index.max_bytes is 1 bytes and the ind");
 }
 
 TEST_F(IndexerTest, AnIndexFromANewerBinaryIsRefusedAndAnOlderOneRebuilt) {
