@@ -170,7 +170,7 @@ absl::Status Indexer::NoteSession(const SessionIdentity& identity, bool marker) 
   session.status = "live";
   session.last_new_object_ms = now_ms_();
   sessions_.push_back(std::move(session));
-  logger_->info("found session {}/{}", identity.cluster(), identity.name);
+  logger_->info("found session {}/{}", Escaped(identity.cluster()), identity.name);
   return absl::OkStatus();
 }
 
@@ -251,9 +251,16 @@ absl::Status Indexer::DiscoverHistory() {
   // cluster-history/<kind>/<ns>/[<owner>/]<cluster>/<session>/, one level
   // per delimiter listing.
   auto children = [&](const std::string& prefix, std::vector<std::string>& out) -> absl::Status {
-    return ListAll(Listing(prefix, "/"), [&](const StoreListPage& page) {
+    absl::Status listed = ListAll(Listing(prefix, "/"), [&](const StoreListPage& page) {
       for (const std::string& child : page.common_prefixes) out.push_back(child);
     });
+    // A directory below the root that the store will not list (a control
+    // character in its name) hides no other: skip it, not the discovery.
+    if (!listed.ok() && prefix != kHistoryRoot && PrefixOnlyListFailure(listed)) {
+      SkipPrefix(prefix, listed);
+      return absl::OkStatus();
+    }
+    return listed;
   };
   std::vector<std::string> kinds;
   if (absl::Status s = children(std::string(kHistoryRoot), kinds); !s.ok()) return s;
@@ -307,11 +314,21 @@ absl::Status Indexer::SetStatus(SessionState& session, const std::string& status
   (*update)->BindText(1, status).Bind(2, gone_since).Bind(3, session.id);
   if (absl::Status ran = (*update)->Run(); !ran.ok()) return ran;
   if (session.status != status) {
-    logger_->info("session {}/{} is now {}", session.identity.cluster(), session.identity.name,
-                  status);
+    logger_->info("session {}/{} is now {}", Escaped(session.identity.cluster()),
+                  session.identity.name, status);
   }
   session.status = status;
   return absl::OkStatus();
+}
+
+void Indexer::SkipPrefix(const std::string& prefix, const absl::Status& why) {
+  metrics_.prefixes_skipped.fetch_add(1);
+  // Warned once per directory; every pass after that at debug level.
+  const bool first_time =
+      warned_prefixes_.size() < 10'000 && warned_prefixes_.insert(prefix).second;
+  logger_->log(first_time ? spdlog::level::warn : spdlog::level::debug,
+               "skipping {}, which cannot be listed: {}", Escaped(prefix),
+               Escaped(strings::View(why.message())));
 }
 
 absl::Status Indexer::SaveSessionCounters(const SessionState& session) {
@@ -508,7 +525,8 @@ absl::Status Indexer::PollSession(size_t index, Pass& pass) {
   auto note_store_error = [&] {
     ++pass.sessions_unlisted;
     const std::string why = Escaped(strings::View(store_error.message()));
-    logger_->warn("session {}/{}: {}", session.identity.cluster(), session.identity.name, why);
+    logger_->warn("session {}/{}: {}", Escaped(session.identity.cluster()), session.identity.name,
+                  why);
     if (pass.first_store_error.empty()) pass.first_store_error = why;
   };
   // The event prefixes of every node: <node>/node_events/ and
@@ -520,7 +538,12 @@ absl::Status Indexer::PollSession(size_t index, Pass& pass) {
     }
   });
   if (!store_error.ok()) {
-    note_store_error();
+    if (PrefixOnlyListFailure(store_error)) {
+      // Its name (from a marker) is one the store refuses: nothing to read.
+      SkipPrefix(session.prefix, store_error);
+    } else {
+      note_store_error();
+    }
     return absl::OkStatus();
   }
   const int64_t now = now_ms_();
@@ -551,14 +574,7 @@ absl::Status Indexer::PollSession(size_t index, Pass& pass) {
       return false;
     }
     ++skipped;
-    metrics_.prefixes_skipped.fetch_add(1);
-    const bool first_time =
-        warned_prefixes_.size() < 10'000 && warned_prefixes_.insert(prefix).second;
-    logger_->log(first_time ? spdlog::level::warn : spdlog::level::debug,
-                 "session {}/{}: skipping {}, which cannot be listed: {}",
-                 session.identity.cluster(), session.identity.name,
-                 Escaped(std::string_view(prefix).substr(session.prefix.size())),
-                 Escaped(strings::View(listed.message())));
+    SkipPrefix(prefix, listed);
     return false;
   };
   std::vector<std::string> prefixes;
@@ -617,7 +633,8 @@ absl::Status Indexer::Evict(int64_t id, SessionRemoval removal) {
   metrics_.sessions_dropped.fetch_add(1);
   for (SessionState& session : sessions_) {
     if (session.id != id) continue;
-    logger_->info("session {}/{} removed from the index ({}: {})", session.identity.cluster(),
+    logger_->info("session {}/{} removed from the index ({}: {})",
+                  Escaped(session.identity.cluster()),
                   session.identity.name, removal.reason, removal.detail);
     session.status = "evicted";
     session.retrying.clear();

@@ -137,6 +137,8 @@ class Indexer {
                             Pass& pass);
   absl::Status SettleFailures(Pass& pass);
   absl::Status SaveSessionCounters(const SessionState& session);
+  // Counts and logs (escaped) a directory skipped because it cannot be listed.
+  void SkipPrefix(const std::string& prefix, const absl::Status& why);
   absl::Status ApplyBounds();
   absl::Status Evict(int64_t id, SessionRemoval removal);
   absl::Status RunPass(Pass& pass);

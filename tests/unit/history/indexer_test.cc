@@ -436,6 +436,12 @@ TEST_F(IndexerTest, ADirectoryThatCannotBeListedIsSkippedNotItsSession) {
   Put(session_prefix + bad_node + "/node_events/" + bad_node + "-2026-06-01-15-1.jsonl", text);
   Put(session_prefix + kNodeA + "/job_events/01\x1b[31m/" + kNodeA + "-2026-06-01-15-2.jsonl",
       text);
+  // A namespace directory, and a marker naming a namespace, likewise: not
+  // the discovery, nor the pass, fails for them.
+  Put("cluster-history/raycluster/bad\x02ns/demo/" + name + "/" + kNodeA + "/node_events/" +
+          kNodeA + "-2026-06-01-15-1.jsonl",
+      text);
+  Put("cluster-metadata/raycluster/bad\x02ns_demo/" + name, "");
   absl::StatusOr<std::unique_ptr<BlockingObjectStore>> store =
       BlockingObjectStore::Make([&](asio::any_io_executor executor) {
         return absl::StatusOr<std::unique_ptr<ObjectStore>>(
@@ -450,14 +456,20 @@ TEST_F(IndexerTest, ADirectoryThatCannotBeListedIsSkippedNotItsSession) {
   ASSERT_TRUE(indexer.RunOnce().ok());
   EXPECT_TRUE(indexer.LastPassSucceeded());
   EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
-  EXPECT_EQ(metrics_->prefixes_skipped.load(), 3u);
-  EXPECT_EQ(SessionColumn(name, "skipped_prefixes"), "3");
+  EXPECT_EQ(metrics_->prefixes_skipped.load(), 5u);
+  EXPECT_EQ(metrics_->sessions.load(), 2u);  // the marker's, which cannot be read
+  absl::StatusOr<SqliteStatement> skipped = db_->Prepare(
+      "SELECT skipped_prefixes FROM sessions WHERE cluster = 'raycluster/default/demo'");
+  ASSERT_TRUE(skipped.ok());
+  ASSERT_TRUE(*skipped->Step());
+  EXPECT_EQ(skipped->Int(0), 3);
   FoldedSession expected;
   for (const RayEvent& event : session.events) FoldEvent(event, expected);
   EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], expected.tasks.size());
   // Skipped again next pass, and counted again; nothing else changes.
   ASSERT_TRUE(indexer.RunOnce().ok());
-  EXPECT_EQ(metrics_->prefixes_skipped.load(), 6u);
+  EXPECT_TRUE(indexer.LastPassSucceeded());
+  EXPECT_EQ(metrics_->prefixes_skipped.load(), 10u);
   EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
 }
 
