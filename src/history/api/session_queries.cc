@@ -12,6 +12,7 @@
 #include "history/api/sql_clause.h"
 #include "history/index/index_writer.h"
 #include "history/index/manifest_check.h"
+#include "history/index/session_removal.h"
 
 namespace rayagg::history {
 
@@ -49,6 +50,12 @@ absl::StatusOr<SessionRow> HistoryQueries::ResolveSession(
   });
   if (!each.ok()) return each;
   if (rows.empty()) {
+    // A removed session says why and when (index/session_removal.h).
+    if (selector && !selector->empty()) {
+      absl::StatusOr<std::optional<SessionRemoval>> removal = FindRemoval(db_, *selector);
+      if (!removal.ok()) return removal.status();
+      if (removal->has_value()) return absl::NotFoundError(DescribeRemoval(*selector, **removal));
+    }
     return absl::NotFoundError(selector ? "no such session in the index"
                                         : "the index holds no sessions yet");
   }

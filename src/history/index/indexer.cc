@@ -634,8 +634,8 @@ absl::Status Indexer::Evict(int64_t id, SessionRemoval removal) {
   for (SessionState& session : sessions_) {
     if (session.id != id) continue;
     logger_->info("session {}/{} removed from the index ({}: {})",
-                  Escaped(session.identity.cluster()),
-                  session.identity.name, removal.reason, removal.detail);
+                  Escaped(session.identity.cluster()), session.identity.name, removal.reason,
+                  removal.detail);
     session.status = "evicted";
     session.retrying.clear();
     session.skipped_prefixes = 0;

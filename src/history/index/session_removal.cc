@@ -34,8 +34,7 @@ std::string DescribeRemoval(std::string_view session, const SessionRemoval& remo
   return out;
 }
 
-absl::StatusOr<std::optional<SessionRemoval>> FindRemoval(SqliteDb& db,
-                                                          std::string_view selector) {
+absl::StatusOr<std::optional<SessionRemoval>> FindRemoval(SqliteDb& db, std::string_view selector) {
   const size_t slash = selector.rfind('/');
   absl::StatusOr<SqliteStatement> select = db.Prepare(
       slash == std::string_view::npos
@@ -52,8 +51,7 @@ absl::StatusOr<std::optional<SessionRemoval>> FindRemoval(SqliteDb& db,
   absl::StatusOr<bool> row = select->Step();
   if (!row.ok()) return row.status();
   if (!*row) return std::nullopt;
-  return SessionRemoval{std::string(select->Text(0)), select->Int(1),
-                        std::string(select->Text(2))};
+  return SessionRemoval{std::string(select->Text(0)), select->Int(1), std::string(select->Text(2))};
 }
 
 }  // namespace rayagg::history

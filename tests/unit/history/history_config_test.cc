@@ -24,8 +24,8 @@ TEST(HistoryConfig, RetentionZeroKeepsEverythingAndArchivesMayBeKeptForYears) {
   EXPECT_EQ(Retention("90m"), std::chrono::minutes(90));
   EXPECT_EQ(Retention("17520h"), std::chrono::hours(17520));  // two years
   EXPECT_EQ(Retention("3650d"), std::chrono::hours(3650 * 24));
-  for (const char* bad : {"30s", "-1h", "1.5d", "876001h", "99999999999999999999d", "soon",
-                          "[1h]"}) {
+  for (const char* bad :
+       {"30s", "-1h", "1.5d", "876001h", "99999999999999999999d", "soon", "[1h]"}) {
     absl::StatusOr<HistoryConfig> config =
         ParseHistoryConfigYaml(std::string("index: {retention: ") + bad + "}\n");
     ASSERT_FALSE(config.ok()) << bad;

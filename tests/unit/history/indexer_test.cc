@@ -502,6 +502,15 @@ TEST_F(IndexerTest, RetentionCountsFromTheLastIndexingOrEventAndTheRemovalSaysWh
                   " was removed from the index by retention at 2023-11-25T23:13:30Z: "
                   "index.retention is 24h");
   }
+  // The API's 404 for it.
+  HistoryQueries queries(*db_, {});
+  absl::StatusOr<json> answer =
+      queries.Counts(*QueryParams::FromTarget("/c?session=" + objects.name));
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(answer.status().message(),
+            "session " + objects.name +
+                " was removed from the index by retention at 2023-11-25T23:13:30Z: "
+                "index.retention is 24h");
   absl::StatusOr<std::optional<SessionRemoval>> none = FindRemoval(*db_, "session_none");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
