@@ -14,6 +14,9 @@
 // event with PENDING_ARGS_AVAIL..SUBMITTED_TO_WORKER from the owner, a
 // RUNNING lifecycle and a FINISHED/FAILED lifecycle from the executor (4
 // events); 1 task in --failed-every fails with a ~2 KB Python stack trace.
+// 1 task in --retry-every is retried (half of those twice): its earlier
+// attempts fail with WORKER_DIED and a one-line message, its last attempt
+// ends as any task does, so the index holds tasks of 1, 2 and 3 attempts.
 // Owner and executor events go to different objects, and the executor's
 // trail the owner's by 30,000 tasks; objects are read in name order, so a
 // task whose start and end fall in different batches merges with its stored
@@ -31,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"
 #include "flags.h"
 #include "history/api/queries.h"
 #include "history/fold/object_decoder.h"
@@ -89,6 +93,8 @@ struct Generated {
   uint64_t events = 0;
   uint64_t trace_bytes = 0;
   uint64_t failed = 0;
+  uint64_t attempts = 0;  // task rows: tasks plus their retries
+  uint64_t retried = 0;   // attempts that failed and were retried
   uint64_t json_bytes = 0;
   uint64_t gzip_bytes = 0;
 };
@@ -132,8 +138,17 @@ class ObjectWriter {
   size_t serial_ = 0;
 };
 
+// How many attempts task t has: 1, or 2-3 for one task in `retry_every`
+// (chosen by a hash of t, so retries and final failures are independent).
+int AttemptsOf(uint64_t t, uint64_t retry_every) {
+  if (retry_every == 0) return 1;
+  const uint64_t h = (t + 1) * 0x9E3779B97F4A7C15ULL;
+  if ((h >> 32) % retry_every != 0) return 1;
+  return 2 + static_cast<int>((h >> 20) & 1);
+}
+
 Generated Generate(const std::string& dir, uint64_t tasks, uint64_t failed_every,
-                   uint64_t events_per_object) {
+                   uint64_t retry_every, uint64_t events_per_object) {
   Generated out;
   ObjectWriter owner(dir, "owner", events_per_object, out);
   ObjectWriter executor(dir, "exec", events_per_object, out);
@@ -151,78 +166,99 @@ Generated Generate(const std::string& dir, uint64_t tasks, uint64_t failed_every
     return event;
   };
   // Executor events trail the owner's by `lag` tasks: a task's end lands in
-  // a later object than its start.
+  // a later object than its start. Attempt a of a task is created 3 ms after
+  // attempt a - 1.
   const uint64_t lag = 30'000;
   auto executor_events = [&](uint64_t t) {
-    const int64_t created = start + static_cast<int64_t>(t) * 40'000;
     const std::string task_id = Id(t * 2654435761ULL + 1, 24);
     const uint64_t node = t % 50;
-    RayEvent running = base(RayEvent::TASK_LIFECYCLE_EVENT, created + 5'000'000, t);
-    auto* r = running.mutable_task_lifecycle_event();
-    r->set_task_id(task_id);
-    r->set_job_id(Id(1 + t % 4, 4));
-    r->set_node_id(Id(1000 + node, 28));
-    r->set_worker_id(Id(5000 + t % 2000, 28));
-    r->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
-    auto* rt = r->add_state_transitions();
-    rt->set_state(ray::rpc::RUNNING);
-    SetTime(rt->mutable_timestamp(), created + 5'000'000);
-    r->mutable_task_log_info()->set_stdout_file("worker-" + std::to_string(t % 2000) + ".out");
-    r->mutable_task_log_info()->set_stdout_start(static_cast<int64_t>(t * 100));
-    executor.Add(running);
-    const bool failed = t % failed_every == failed_every - 1;
-    const int64_t ended = created + 5'000'000 + static_cast<int64_t>((t * 7919) % 2'000'000'000);
-    RayEvent end = base(RayEvent::TASK_LIFECYCLE_EVENT, ended, t);
-    auto* e = end.mutable_task_lifecycle_event();
-    e->set_task_id(task_id);
-    e->set_job_id(Id(1 + t % 4, 4));
-    e->set_node_id(Id(1000 + node, 28));
-    e->set_worker_id(Id(5000 + t % 2000, 28));
-    e->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
-    auto* et = e->add_state_transitions();
-    et->set_state(failed ? ray::rpc::FAILED : ray::rpc::FINISHED);
-    SetTime(et->mutable_timestamp(), ended);
-    e->mutable_task_log_info()->set_stdout_end(static_cast<int64_t>(t * 100 + 80));
-    if (failed) {
-      const std::string trace = StackTrace(t);
-      e->mutable_ray_error_info()->set_error_type(ray::rpc::TASK_EXECUTION_EXCEPTION);
-      e->mutable_ray_error_info()->set_error_message(trace);
-      out.trace_bytes += trace.size();
-      ++out.failed;
+    const int attempts = AttemptsOf(t, retry_every);
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const int64_t created = start + static_cast<int64_t>(t) * 40'000 + attempt * 3'000'000;
+      const uint64_t seq = t * 4 + static_cast<uint64_t>(attempt);
+      RayEvent running = base(RayEvent::TASK_LIFECYCLE_EVENT, created + 5'000'000, seq);
+      auto* r = running.mutable_task_lifecycle_event();
+      r->set_task_id(task_id);
+      r->set_task_attempt(attempt);
+      r->set_job_id(Id(1 + t % 4, 4));
+      r->set_node_id(Id(1000 + node, 28));
+      r->set_worker_id(Id(5000 + t % 2000, 28));
+      r->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
+      auto* rt = r->add_state_transitions();
+      rt->set_state(ray::rpc::RUNNING);
+      SetTime(rt->mutable_timestamp(), created + 5'000'000);
+      r->mutable_task_log_info()->set_stdout_file("worker-" + std::to_string(t % 2000) + ".out");
+      r->mutable_task_log_info()->set_stdout_start(static_cast<int64_t>(t * 100));
+      executor.Add(running);
+      const bool last = attempt == attempts - 1;
+      const bool failed = !last || t % failed_every == failed_every - 1;
+      const int64_t ended =
+          created + 5'000'000 + static_cast<int64_t>((t * 7919 + attempt) % 2'000'000'000);
+      RayEvent end = base(RayEvent::TASK_LIFECYCLE_EVENT, ended, seq);
+      auto* e = end.mutable_task_lifecycle_event();
+      e->set_task_id(task_id);
+      e->set_task_attempt(attempt);
+      e->set_job_id(Id(1 + t % 4, 4));
+      e->set_node_id(Id(1000 + node, 28));
+      e->set_worker_id(Id(5000 + t % 2000, 28));
+      e->set_worker_pid(static_cast<int32_t>(10000 + t % 2000));
+      auto* et = e->add_state_transitions();
+      et->set_state(failed ? ray::rpc::FAILED : ray::rpc::FINISHED);
+      SetTime(et->mutable_timestamp(), ended);
+      e->mutable_task_log_info()->set_stdout_end(static_cast<int64_t>(t * 100 + 80));
+      if (failed && !last) {
+        e->mutable_ray_error_info()->set_error_type(ray::rpc::WORKER_DIED);
+        e->mutable_ray_error_info()->set_error_message(
+            "The worker died unexpectedly while executing this task.");
+        ++out.retried;
+      } else if (failed) {
+        const std::string trace = StackTrace(t);
+        e->mutable_ray_error_info()->set_error_type(ray::rpc::TASK_EXECUTION_EXCEPTION);
+        e->mutable_ray_error_info()->set_error_message(trace);
+        out.trace_bytes += trace.size();
+        ++out.failed;
+      }
+      executor.Add(end);
     }
-    executor.Add(end);
   };
   for (uint64_t t = 0; t < tasks; ++t) {
-    const int64_t created = start + static_cast<int64_t>(t) * 40'000;
     const std::string task_id = Id(t * 2654435761ULL + 1, 24);
-    RayEvent def = base(RayEvent::TASK_DEFINITION_EVENT, created, t);
-    auto* d = def.mutable_task_definition_event();
-    d->set_task_id(task_id);
-    d->set_task_type(ray::rpc::NORMAL_TASK);
-    d->set_language(ray::rpc::PYTHON);
-    auto* f = d->mutable_task_func()->mutable_python_function_descriptor();
-    f->set_module_name("project.pipeline");
-    f->set_function_name("stage_" + std::to_string(t % 40));
-    f->set_function_hash("a1b2c3d4");
-    d->set_task_name("stage_" + std::to_string(t % 40));
-    (*d->mutable_required_resources())["CPU"] = 1;
-    d->set_job_id(Id(1 + t % 4, 4));
-    d->set_parent_task_id(Id(t / 1000 + 3, 24));
-    d->set_serialized_runtime_env(runtime_env);
-    owner.Add(def);
-    RayEvent pending = base(RayEvent::TASK_LIFECYCLE_EVENT, created, t);
-    auto* p = pending.mutable_task_lifecycle_event();
-    p->set_task_id(task_id);
-    p->set_job_id(Id(1 + t % 4, 4));
-    int64_t at = created;
-    for (auto state : {ray::rpc::PENDING_ARGS_AVAIL, ray::rpc::PENDING_NODE_ASSIGNMENT,
-                       ray::rpc::SUBMITTED_TO_WORKER}) {
-      auto* transition = p->add_state_transitions();
-      transition->set_state(state);
-      SetTime(transition->mutable_timestamp(), at);
-      at += 1'000'000;
+    const int attempts = AttemptsOf(t, retry_every);
+    out.attempts += static_cast<uint64_t>(attempts);
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const int64_t created = start + static_cast<int64_t>(t) * 40'000 + attempt * 3'000'000;
+      const uint64_t seq = t * 4 + static_cast<uint64_t>(attempt);
+      RayEvent def = base(RayEvent::TASK_DEFINITION_EVENT, created, seq);
+      auto* d = def.mutable_task_definition_event();
+      d->set_task_id(task_id);
+      d->set_task_attempt(attempt);
+      d->set_task_type(ray::rpc::NORMAL_TASK);
+      d->set_language(ray::rpc::PYTHON);
+      auto* f = d->mutable_task_func()->mutable_python_function_descriptor();
+      f->set_module_name("project.pipeline");
+      f->set_function_name("stage_" + std::to_string(t % 40));
+      f->set_function_hash("a1b2c3d4");
+      d->set_task_name("stage_" + std::to_string(t % 40));
+      (*d->mutable_required_resources())["CPU"] = 1;
+      d->set_job_id(Id(1 + t % 4, 4));
+      d->set_parent_task_id(Id(t / 1000 + 3, 24));
+      d->set_serialized_runtime_env(runtime_env);
+      owner.Add(def);
+      RayEvent pending = base(RayEvent::TASK_LIFECYCLE_EVENT, created, seq);
+      auto* p = pending.mutable_task_lifecycle_event();
+      p->set_task_id(task_id);
+      p->set_task_attempt(attempt);
+      p->set_job_id(Id(1 + t % 4, 4));
+      int64_t at = created;
+      for (auto state : {ray::rpc::PENDING_ARGS_AVAIL, ray::rpc::PENDING_NODE_ASSIGNMENT,
+                         ray::rpc::SUBMITTED_TO_WORKER}) {
+        auto* transition = p->add_state_transitions();
+        transition->set_state(state);
+        SetTime(transition->mutable_timestamp(), at);
+        at += 1'000'000;
+      }
+      owner.Add(pending);
     }
-    owner.Add(pending);
     if (t >= lag) executor_events(t - lag);
   }
   for (uint64_t t = tasks > lag ? tasks - lag : 0; t < tasks; ++t) executor_events(t);
@@ -282,21 +318,24 @@ StageTimes TimeStages(const std::vector<std::string>& files) {
 
 int Run(int argc, char** argv) {
   Flags flags(argc, argv,
-              {"tasks", "dir", "failed-every", "events-per-object", "batch-max-bytes", "query-runs",
-               "cache-bytes", "keep"},
+              {"tasks", "dir", "failed-every", "retry-every", "events-per-object",
+               "batch-max-bytes", "query-runs", "cache-bytes", "keep"},
               "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
+              "[--retry-every 25 (0: no retries)] "
               "[--events-per-object 20000] [--batch-max-bytes 67108864] [--cache-bytes 67108864] "
               "[--query-runs 100 (0: none)]");
   const uint64_t tasks = flags.Uint("tasks", 1'000'000);
   const uint64_t failed_every = flags.Uint("failed-every", 20);
+  const uint64_t retry_every = flags.Uint("retry-every", 25);
   const std::string dir = flags.String(
       "dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/objects");
   std::cout << "generating " << tasks << " tasks ..." << std::endl;
-  const Generated generated =
-      Generate(dir + "/objects", tasks, failed_every, flags.Uint("events-per-object", 20'000));
-  std::cout << "session: " << tasks << " tasks, " << generated.events << " events, "
+  const Generated generated = Generate(dir + "/objects", tasks, failed_every, retry_every,
+                                       flags.Uint("events-per-object", 20'000));
+  std::cout << "session: " << tasks << " tasks, " << generated.attempts << " attempts ("
+            << generated.retried << " failed and retried), " << generated.events << " events, "
             << generated.files.size() << " objects, " << generated.json_bytes / 1048576
             << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, " << generated.failed
             << " failed with " << generated.trace_bytes / 1024 << " KiB of stack traces"
@@ -364,9 +403,11 @@ int Run(int argc, char** argv) {
   auto share = [&](int64_t ns) {
     return 100.0 * static_cast<double>(ns) / static_cast<double>(cpu_ns);
   };
-  std::printf("index build: %.0f tasks per CPU-second (%.1f s CPU, %.1f s wall, %llu batches)\n",
-              static_cast<double>(tasks) / cpu_s, cpu_s, wall_s,
-              static_cast<unsigned long long>(batches));
+  std::printf(
+      "index build: %.0f tasks per CPU-second, %.0f attempts per CPU-second (%.1f s CPU, %.1f s "
+      "wall, %llu batches)\n",
+      static_cast<double>(tasks) / cpu_s, static_cast<double>(generated.attempts) / cpu_s, cpu_s,
+      wall_s, static_cast<unsigned long long>(batches));
   std::printf(
       "  shares: read %.1f%%  gunzip %.1f%%  parse %.1f%%  reduce %.1f%%  database %.1f%%  "
       "(gunzip and parse timed in passes of their own, reduce = the rest of the fold)\n",
@@ -385,14 +426,19 @@ int Run(int argc, char** argv) {
               static_cast<double>(rss_kb) / 1024, static_cast<double>(rss_before_kb) / 1024);
   (void)index->db->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const uint64_t index_bytes = std::filesystem::file_size(history::IndexPath(dir + "/index"));
-  std::printf("  index: %.1f MiB, %.0f bytes per task\n",
+  std::printf("  index: %.1f MiB, %.0f bytes per task, %.0f per attempt\n",
               static_cast<double>(index_bytes) / 1048576,
-              static_cast<double>(index_bytes) / static_cast<double>(tasks));
+              static_cast<double>(index_bytes) / static_cast<double>(tasks),
+              static_cast<double>(index_bytes) / static_cast<double>(generated.attempts));
   {
     // Record bytes of failed against finished tasks, per KB of trace.
-    absl::StatusOr<history::SqliteStatement> s = index->db->Prepare(
-        "SELECT avg(CASE WHEN raw_state = 12 THEN length(record) END), avg(CASE WHEN raw_state = "
-        "11 THEN length(record) END) FROM tasks");
+    // (Failed with the stack trace: attempts that failed and were retried
+    // carry a one-line message.)
+    absl::StatusOr<history::SqliteStatement> s = index->db->Prepare(strings::Cat(
+        "SELECT avg(CASE WHEN raw_state = 12 AND error_type = ",
+        static_cast<int>(ray::rpc::TASK_EXECUTION_EXCEPTION),
+        " THEN length(record) END), avg(CASE WHEN raw_state = 11 THEN length(record) END) "
+        "FROM tasks"));
     if (s.ok() && *s->Step() && generated.failed > 0) {
       const double per_kb_trace =
           (s->Real(0) - s->Real(1)) / (static_cast<double>(generated.trace_bytes) /
