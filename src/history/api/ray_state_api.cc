@@ -140,8 +140,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
 
   int64_t total = 0, filtered = 0;
   {
-    absl::StatusOr<SqliteStatement> count =
-        db_.Prepare("SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND dim = 0");
+    absl::StatusOr<SqliteStatement> count = db_.Prepare(
+        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND dim = "
+        "0");
     if (!count.ok()) return count.status();
     count->Bind(1, session->id);
     absl::StatusOr<bool> row = count->Step();
@@ -152,7 +153,11 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
     // Without filters (drivers excluded or not) the summaries count: no scan.
     SqlClause count;
     if (filters->empty()) {
-      count.Sql("SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? AND dim = 1")
+      count
+          .Sql(
+              "SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? AND unit = 0 "
+              "AND "
+              "dim = 1")
           .Int(session->id);
       if (*exclude_driver) count.Sql(" AND t.task_type != ?").Int(ray::rpc::DRIVER_TASK);
     } else {
@@ -226,8 +231,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
   if (!where.ok()) return where.status();
   int64_t total = 0;
   {
-    absl::StatusOr<SqliteStatement> count =
-        db_.Prepare("SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND dim = 0");
+    absl::StatusOr<SqliteStatement> count = db_.Prepare(
+        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND dim = "
+        "0");
     if (!count.ok()) return count.status();
     count->Bind(1, session->id);
     absl::StatusOr<bool> row = count->Step();

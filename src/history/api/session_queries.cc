@@ -134,7 +134,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
     const int64_t id = s["_id"].get<int64_t>();
     s.erase("_id");
     absl::StatusOr<SqliteStatement> counts = db_.Prepare(
-        "SELECT state, sum(count) FROM summary WHERE session_id=? AND dim=0 GROUP BY state");
+        "SELECT state, sum(count) FROM summary WHERE session_id=? AND unit=0 AND dim=0 GROUP BY "
+        "state");
     if (!counts.ok()) return counts.status();
     counts->Bind(1, id);
     json by_state = json::object();
@@ -164,7 +165,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
 absl::StatusOr<nlohmann::json> HistoryQueries::CountsOf(const SessionRow& session,
                                                         const std::optional<std::string>& job) {
   SqlClause clause;
-  clause.Sql("SELECT state, sum(count) FROM summary WHERE session_id=? AND dim=0").Int(session.id);
+  clause.Sql("SELECT state, sum(count) FROM summary WHERE session_id=? AND unit=0 AND dim=0")
+      .Int(session.id);
   if (job) clause.Sql(" AND job_id=?").Text(strings::ToLower(*job));
   clause.Sql(" GROUP BY state");
   absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, clause);
@@ -222,7 +224,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   const int64_t limit = *limit_param, offset = *offset_param;
   SqlClause clause;
   clause
-      .Sql("SELECT value, task_type, state, count, stats FROM summary WHERE session_id=? AND dim=?")
+      .Sql(
+          "SELECT value, task_type, state, count, stats FROM summary WHERE session_id=? AND "
+          "unit=0 AND dim=?")
       .Int(session->id)
       .Int(static_cast<int64_t>(dim));
   std::optional<std::string> job = params.Get("job_id");

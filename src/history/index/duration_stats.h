@@ -22,7 +22,10 @@ class DurationStats {
 
   void Add(int64_t duration_ns, int64_t times = 1);
   void Merge(const DurationStats& other, int64_t sign = 1);
-  bool empty() const { return count_ == 0 && buckets_.empty(); }
+  // Nothing at all: a delta whose count and buckets cancel out (one task
+  // left a group as another entered it, in the same bucket) still moves
+  // the sum.
+  bool empty() const { return count_ == 0 && sum_ns_ == 0 && buckets_.empty(); }
 
   int64_t count() const { return count_; }
   int64_t sum_ns() const { return sum_ns_; }

@@ -1,7 +1,7 @@
 #include "history/index/index_schema.h"
 
+#include <array>
 #include <filesystem>
-#include <iterator>
 
 #include "common/text.h"
 
@@ -10,6 +10,19 @@ namespace {
 
 // Times and durations are -1 when unknown (never NULL), so that a cursor
 // over a sorted column compares plain integers and stays on its index.
+//
+// tasks: one row per attempt. `latest` is 1 on the row of the highest
+// attempt number the index holds for the task id (the row the tasks unit
+// counts), `attempts` is that number + 1 on every row of the task. Each
+// sortable column has an index tasks_by_<column> on (session_id, column,
+// start_ns), whose implicit last column is the row id: a keyset page ordered
+// by (column, start_ns, id) is one seek, at page 1 as at page 5,000.
+// Function, node and exception are sorted by their names id (first-seen
+// order: rows of one value together, not alphabetical).
+//
+// summary: per session and unit (0 = attempts: every row counts; 1 =
+// tasks: only latest rows count), dimension (SummaryDim), value, job, task
+// type and state: a count and three duration distributions.
 constexpr std::string_view kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE names(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
@@ -54,6 +67,8 @@ CREATE TABLE tasks(
   session_id INTEGER NOT NULL,
   task_id BLOB NOT NULL,
   attempt INTEGER NOT NULL,
+  latest INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
   state INTEGER NOT NULL,
   raw_state INTEGER NOT NULL,
   type INTEGER NOT NULL,
@@ -78,6 +93,16 @@ CREATE INDEX tasks_by_start ON tasks(session_id, start_ns);
 CREATE INDEX tasks_by_state ON tasks(session_id, state, start_ns);
 CREATE INDEX tasks_by_job ON tasks(session_id, job_id, start_ns);
 CREATE INDEX tasks_by_func ON tasks(session_id, func_id, start_ns);
+CREATE INDEX tasks_by_end ON tasks(session_id, end_ns, start_ns);
+CREATE INDEX tasks_by_creation ON tasks(session_id, creation_ns, start_ns);
+CREATE INDEX tasks_by_pending ON tasks(session_id, pending_ns, start_ns);
+CREATE INDEX tasks_by_running ON tasks(session_id, running_ns, start_ns);
+CREATE INDEX tasks_by_total ON tasks(session_id, total_ns, start_ns);
+CREATE INDEX tasks_by_attempt ON tasks(session_id, attempt, start_ns);
+CREATE INDEX tasks_by_error_type ON tasks(session_id, error_type, start_ns);
+CREATE INDEX tasks_by_name ON tasks(session_id, name, start_ns);
+CREATE INDEX tasks_by_node ON tasks(session_id, node_id, start_ns);
+CREATE INDEX tasks_by_exception ON tasks(session_id, exception_id, start_ns);
 CREATE TABLE actors(
   session_id INTEGER NOT NULL, actor_id TEXT NOT NULL, state INTEGER NOT NULL,
   class_name TEXT NOT NULL, name TEXT NOT NULL, job_id TEXT NOT NULL, record BLOB NOT NULL,
@@ -92,20 +117,17 @@ CREATE TABLE workers(
   session_id INTEGER NOT NULL, worker_id TEXT NOT NULL, record BLOB NOT NULL,
   PRIMARY KEY(session_id, worker_id)) WITHOUT ROWID;
 CREATE TABLE summary(
-  session_id INTEGER NOT NULL, dim INTEGER NOT NULL, value TEXT NOT NULL, job_id TEXT NOT NULL,
-  task_type INTEGER NOT NULL, state INTEGER NOT NULL, count INTEGER NOT NULL, stats BLOB NOT NULL,
-  PRIMARY KEY(session_id, dim, value, job_id, task_type, state)) WITHOUT ROWID;
+  session_id INTEGER NOT NULL, unit INTEGER NOT NULL, dim INTEGER NOT NULL, value TEXT NOT NULL,
+  job_id TEXT NOT NULL, task_type INTEGER NOT NULL, state INTEGER NOT NULL,
+  count INTEGER NOT NULL, stats BLOB NOT NULL,
+  PRIMARY KEY(session_id, unit, dim, value, job_id, task_type, state)) WITHOUT ROWID;
 )sql";
 
-// Migrations: kMigrations[v - 1] takes version v to v + 1.
-constexpr std::string_view kMigrations[] = {
-    // 1 -> 2: the manifest check reads each writer's objects in every session.
-    "CREATE INDEX IF NOT EXISTS objects_by_writer ON objects(writer, seq_first);",
-    // 2 -> 3: the ranges a manifest declares void (rayagg-seq-void); objects
-    // indexed before have none on record.
-    "ALTER TABLE objects ADD COLUMN seq_void TEXT NOT NULL DEFAULT '';",
-};
-static_assert(static_cast<int64_t>(std::size(kMigrations)) == kIndexSchemaVersion - 1);
+// Migrations: kMigrations[v - kOldestMigratedVersion] takes version v to
+// v + 1. None yet: 4 is the oldest layout migrated in place.
+constexpr std::array<std::string_view, 0> kMigrations = {};
+static_assert(static_cast<int64_t>(kMigrations.size()) ==
+              kIndexSchemaVersion - kOldestMigratedVersion);
 
 // 16 KiB pages, for a new file (SQLite keeps an existing file's page size,
 // and cannot change it once in WAL mode, so the pragma comes first): SQLite
@@ -186,11 +208,12 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
       opened.db = std::move(*db);
       return opened;
     }
-    if (*version >= 1 && *has_tables) {
+    if (*version >= kOldestMigratedVersion && *has_tables) {
       SqliteTransaction transaction(**db);
       if (!transaction.status().ok()) return transaction.status();
       for (int64_t v = *version; v < kIndexSchemaVersion; ++v) {
-        if (absl::Status migrated = (*db)->Exec(kMigrations[v - 1]); !migrated.ok()) {
+        if (absl::Status migrated = (*db)->Exec(kMigrations[v - kOldestMigratedVersion]);
+            !migrated.ok()) {
           return migrated;
         }
       }
@@ -203,8 +226,8 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
       opened.migrated = true;
       return opened;
     }
-    // An older layout with no migration to this one: start empty; the
-    // indexer re-reads the store.
+    // Versions 1..3 (and a file with tables but no version): no migration
+    // reaches this layout, so start empty; the indexer re-reads the store.
     db->reset();
     for (const char* suffix : {"", "-wal", "-shm"}) {
       std::filesystem::remove(path + suffix, error);

@@ -1,8 +1,8 @@
 // The task index's SQLite schema and its version (docs/HISTORY.md "The
 // index"). Opening an index whose version is older than this binary's either
-// migrates it in place or, when no migration exists, tells the caller to
-// rebuild it from the store; a newer version is refused (never downgrade an
-// index in place).
+// migrates it in place (from kOldestMigratedVersion on) or, for anything
+// older, replaces it with an empty index that the indexer fills again from
+// the store; a newer version is refused (never downgrade an index in place).
 #pragma once
 
 #include <cstdint>
@@ -14,15 +14,22 @@
 
 namespace rayagg::history {
 
-// 2: objects_by_writer (migrated from 1 in place).
-inline constexpr int64_t kIndexSchemaVersion = 3;
+// 2: objects_by_writer (migrated from 1 in place); 3: objects.seq_void;
+// 4: tasks and attempts (tasks.latest and tasks.attempts, summary.unit) and
+// an index per sortable column.
+inline constexpr int64_t kIndexSchemaVersion = 4;
+// Versions 1..3 are rebuilt, not migrated: the columns 4 added are derived
+// from every attempt of every task (which one is the latest, and each
+// task's contribution to the summaries in the tasks unit), so every task
+// must be folded again from the store.
+inline constexpr int64_t kOldestMigratedVersion = 4;
 
 struct OpenedIndex {
   std::unique_ptr<SqliteDb> db;
   // The version found on disk before opening (0: a new file).
   int64_t found_version = 0;
-  // True when the file was older than this binary, could not be migrated,
-  // and was replaced by an empty index: everything must be re-read.
+  // True when the file was older than kOldestMigratedVersion and was
+  // replaced by an empty index: everything must be re-read from the store.
   bool rebuilt = false;
   bool migrated = false;
 };

@@ -84,26 +84,56 @@ int32_t ReportedState(const TaskRecord& task,
   return raw;
 }
 
-void AddContribution(const TaskRecord& task, int32_t state, int64_t sign,
-                     std::map<SummaryKey, SummaryStats>& deltas) {
+namespace {
+
+// The summary keys and the one-task stats an attempt contributes, for both
+// units (computed once).
+struct Contribution {
   SummaryStats one;
-  one.count = 1;
+  SummaryKey keys[4];
+};
+
+Contribution ContributionOf(const TaskRecord& task, int32_t state) {
+  Contribution c;
+  c.one.count = 1;
   const TaskDurations d = DurationsOf(task);
-  if (d.pending_ns != kNoTime) one.pending.Add(d.pending_ns);
-  if (d.running_ns != kNoTime) one.running.Add(d.running_ns);
-  if (d.total_ns != kNoTime) one.total.Add(d.total_ns);
+  if (d.pending_ns != kNoTime) c.one.pending.Add(d.pending_ns);
+  if (d.running_ns != kNoTime) c.one.running.Add(d.running_ns);
+  if (d.total_ns != kNoTime) c.one.total.Add(d.total_ns);
   const std::string& job = task.job_id();
   const bool defined = task.definition.has();
   const int32_t type = defined ? task.definition.value.task_type : 0;
   const std::string function = defined ? task.definition.value.func_name : std::string();
   const std::string error = task.error.has() ? ErrorTypeName(task.error.value.error_type) : "";
   const std::string node = task.node_id.has() ? task.node_id.value : "";
-  deltas[SummaryKey{static_cast<int>(SummaryDim::kJob), job, job, 0, state}].Merge(one, sign);
-  deltas[SummaryKey{static_cast<int>(SummaryDim::kFunction), function, job, type, state}].Merge(
-      one, sign);
-  deltas[SummaryKey{static_cast<int>(SummaryDim::kErrorType), error, job, 0, state}].Merge(one,
-                                                                                           sign);
-  deltas[SummaryKey{static_cast<int>(SummaryDim::kNode), node, job, 0, state}].Merge(one, sign);
+  c.keys[0] = SummaryKey{0, static_cast<int>(SummaryDim::kJob), job, job, 0, state};
+  c.keys[1] = SummaryKey{0, static_cast<int>(SummaryDim::kFunction), function, job, type, state};
+  c.keys[2] = SummaryKey{0, static_cast<int>(SummaryDim::kErrorType), error, job, 0, state};
+  c.keys[3] = SummaryKey{0, static_cast<int>(SummaryDim::kNode), node, job, 0, state};
+  return c;
+}
+
+void Apply(Contribution& c, SummaryUnit unit, int64_t sign,
+           std::map<SummaryKey, SummaryStats>& deltas) {
+  for (SummaryKey& key : c.keys) {
+    key.unit = static_cast<int>(unit);
+    deltas[key].Merge(c.one, sign);
+  }
+}
+
+}  // namespace
+
+void AddContribution(const TaskRecord& task, int32_t state, SummaryUnit unit, int64_t sign,
+                     std::map<SummaryKey, SummaryStats>& deltas) {
+  Contribution c = ContributionOf(task, state);
+  Apply(c, unit, sign, deltas);
+}
+
+void AddContributions(const TaskRecord& task, int32_t state, bool latest, int64_t sign,
+                      std::map<SummaryKey, SummaryStats>& deltas) {
+  Contribution c = ContributionOf(task, state);
+  Apply(c, SummaryUnit::kAttempts, sign, deltas);
+  if (latest) Apply(c, SummaryUnit::kTasks, sign, deltas);
 }
 
 absl::StatusOr<int64_t> IndexWriter::NameId(std::string_view text) {
@@ -192,7 +222,8 @@ absl::Status IndexWriter::LoadReconciliation(int64_t session_id, Reconciliation&
 }
 
 absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const TaskRecord& task,
-                                    int32_t state, const std::string& encoded) {
+                                    int32_t state, bool latest, int64_t attempts,
+                                    const std::string& encoded) {
   const bool defined = task.definition.has();
   const TaskDefinition empty;
   const TaskDefinition& d = defined ? task.definition.value : empty;
@@ -205,18 +236,18 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
   if (!exception_id.ok()) return exception_id.status();
   const TaskDurations durations = DurationsOf(task);
   // An existing row is updated in place: SQLite then rewrites only the
-  // index entries whose columns changed (a REPLACE would rewrite all five).
+  // index entries whose columns changed (a REPLACE would rewrite all of them).
   absl::StatusOr<SqliteStatement*> statement = db_.Cached(
       row_id > 0
           ? "UPDATE tasks SET id=?1, session_id=?2, task_id=?3, attempt=?4, state=?5, "
             "raw_state=?6, type=?7, func_id=?8, name=?9, job_id=?10, node_id=?11, worker_id=?12, "
             "worker_pid=?13, actor_id=?14, error_type=?15, exception_id=?16, creation_ns=?17, "
-            "start_ns=?18, end_ns=?19, pending_ns=?20, running_ns=?21, total_ns=?22, record=?23 "
-            "WHERE id=?1"
+            "start_ns=?18, end_ns=?19, pending_ns=?20, running_ns=?21, total_ns=?22, record=?23, "
+            "latest=?24, attempts=?25 WHERE id=?1"
           : "INSERT INTO tasks(id, session_id, task_id, attempt, state, raw_state, type, "
             "func_id, name, job_id, node_id, worker_id, worker_pid, actor_id, error_type, "
             "exception_id, creation_ns, start_ns, end_ns, pending_ns, running_ns, total_ns, "
-            "record) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            "record, latest, attempts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!statement.ok()) return statement.status();
   SqliteStatement& s = **statement;
   if (row_id > 0) {
@@ -246,55 +277,73 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
   s.Bind(21, OrMinusOne(durations.running_ns));
   s.Bind(22, OrMinusOne(durations.total_ns));
   s.BindBlob(23, encoded);
+  s.Bind(24, latest ? 1 : 0);
+  s.Bind(25, attempts);
   return s.Run();
 }
 
-absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
-                                     const Reconciliation& context,
-                                     std::map<SummaryKey, SummaryStats>& deltas,
-                                     WriteStats& stats) {
+absl::Status IndexWriter::LoadAttempts(int64_t session_id, const std::string& task_id,
+                                       std::vector<StoredAttempt>& out) {
+  out.clear();
   absl::StatusOr<SqliteStatement*> find = db_.Cached(
-      "SELECT id, state, record FROM tasks WHERE session_id=? AND task_id=? AND attempt=?");
+      "SELECT id, attempt, state, latest, attempts, record FROM tasks "
+      "WHERE session_id=? AND task_id=?");
   if (!find.ok()) return find.status();
-  // In key order: each probe and insert then lands on or next to the index
-  // page the previous one used (a hash map's order is random, and a random
-  // page of a large index is a cache miss).
-  std::vector<std::pair<const TaskKey, TaskRecord>*> ordered;
-  ordered.reserve(folded.tasks.size());
-  for (auto& entry : folded.tasks) ordered.push_back(&entry);
-  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
-    return std::tie(a->first.task_id, a->first.attempt) <
-           std::tie(b->first.task_id, b->first.attempt);
-  });
-  for (auto* entry : ordered) {
-    const TaskKey& key = entry->first;
-    TaskRecord& task = entry->second;
-    SqliteStatement& lookup = **find;
-    lookup.Reset();
-    lookup.Bind(1, session_id)
-        .BindBlob(2, BytesFromHex(key.task_id).value_or(key.task_id))
-        .Bind(3, key.attempt);
+  SqliteStatement& lookup = **find;
+  lookup.Bind(1, session_id).BindBlob(2, BytesFromHex(task_id).value_or(task_id));
+  for (;;) {
     absl::StatusOr<bool> row = lookup.Step();
-    if (!row.ok()) return row.status();
-    int64_t row_id = 0;
-    if (*row) {
-      row_id = lookup.Int(0);
-      const auto old_state = static_cast<int32_t>(lookup.Int(1));
-      const std::string old_bytes(lookup.Blob(2));
+    if (!row.ok()) {
       lookup.Reset();
+      return row.status();
+    }
+    if (!*row) break;
+    out.push_back(StoredAttempt{lookup.Int(0), static_cast<int32_t>(lookup.Int(1)),
+                                static_cast<int32_t>(lookup.Int(2)), lookup.Int(3) != 0,
+                                lookup.Int(4), std::string(lookup.Blob(5)), false});
+  }
+  lookup.Reset();
+  return absl::OkStatus();
+}
+
+// One task id: the batch's attempts of it (ascending) merged with the rows
+// the index holds. The latest attempt is the highest number of either; when
+// it moves, the old latest row leaves the tasks unit and the new one enters
+// it, and every row's `attempts` follows.
+absl::Status IndexWriter::WriteTask(int64_t session_id,
+                                    std::span<std::pair<const TaskKey, TaskRecord>*> batch,
+                                    const Reconciliation& context,
+                                    std::map<SummaryKey, SummaryStats>& deltas, WriteStats& stats) {
+  if (absl::Status loaded = LoadAttempts(session_id, batch.front()->first.task_id, stored_);
+      !loaded.ok()) {
+    return loaded;
+  }
+  int32_t latest = batch.back()->first.attempt;
+  for (const StoredAttempt& row : stored_) latest = std::max(latest, row.attempt);
+  const int64_t attempts = int64_t{latest} + 1;
+  for (auto* entry : batch) {
+    const int32_t attempt = entry->first.attempt;
+    TaskRecord& task = entry->second;
+    const bool is_latest = attempt == latest;
+    auto row = std::find_if(stored_.begin(), stored_.end(),
+                            [&](const StoredAttempt& r) { return r.attempt == attempt; });
+    if (row != stored_.end()) {
+      row->in_batch = true;
       TaskRecord stored;
-      if (DecodeRecord(old_bytes, stored).ok()) {
+      if (DecodeRecord(row->record, stored).ok()) {
         TaskRecord merged = stored;
         merged.Merge(task);
         const int32_t state = ReportedState(merged, context.finished_jobs, context.dead_nodes);
         std::string encoded = EncodeRecord(merged);
-        if (encoded == old_bytes && state == old_state) {
+        if (encoded == row->record && state == row->state && is_latest == row->latest &&
+            attempts == row->attempts) {
           ++stats.tasks_unchanged;
           continue;
         }
-        AddContribution(stored, old_state, -1, deltas);
-        AddContribution(merged, state, +1, deltas);
-        if (absl::Status stored_ok = StoreTask(session_id, row_id, merged, state, encoded);
+        AddContributions(stored, row->state, row->latest, -1, deltas);
+        AddContributions(merged, state, is_latest, +1, deltas);
+        if (absl::Status stored_ok =
+                StoreTask(session_id, row->row_id, merged, state, is_latest, attempts, encoded);
             !stored_ok.ok()) {
           return stored_ok;
         }
@@ -305,16 +354,65 @@ absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
       // with what this batch knows (its summary contribution is unknown, so
       // the summaries may stay off by one task; counted).
       ++stats.corrupt_records;
-    } else {
-      lookup.Reset();
     }
     const int32_t state = ReportedState(task, context.finished_jobs, context.dead_nodes);
-    AddContribution(task, state, +1, deltas);
-    if (absl::Status stored_ok = StoreTask(session_id, row_id, task, state, EncodeRecord(task));
+    AddContributions(task, state, is_latest, +1, deltas);
+    if (absl::Status stored_ok = StoreTask(session_id, row != stored_.end() ? row->row_id : 0, task,
+                                           state, is_latest, attempts, EncodeRecord(task));
         !stored_ok.ok()) {
       return stored_ok;
     }
     ++stats.tasks_inserted;
+  }
+  // Rows of this task the batch did not carry: a later attempt arrived, so
+  // the row that was latest leaves the tasks unit, and every row learns the
+  // new number of attempts.
+  for (const StoredAttempt& row : stored_) {
+    if (row.in_batch) continue;
+    const bool is_latest = row.attempt == latest;
+    if (is_latest == row.latest && attempts == row.attempts) continue;
+    if (row.latest && !is_latest) {
+      TaskRecord stored;
+      if (DecodeRecord(row.record, stored).ok()) {
+        AddContribution(stored, row.state, SummaryUnit::kTasks, -1, deltas);
+      } else {
+        ++stats.corrupt_records;
+      }
+    }
+    absl::StatusOr<SqliteStatement*> update =
+        db_.Cached("UPDATE tasks SET latest=?, attempts=? WHERE id=?");
+    if (!update.ok()) return update.status();
+    (*update)->Bind(1, is_latest ? 1 : 0).Bind(2, attempts).Bind(3, row.row_id);
+    if (absl::Status ran = (*update)->Run(); !ran.ok()) return ran;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
+                                     const Reconciliation& context,
+                                     std::map<SummaryKey, SummaryStats>& deltas,
+                                     WriteStats& stats) {
+  // In key order: each probe and insert then lands on or next to the index
+  // page the previous one used (a hash map's order is random, and a random
+  // page of a large index is a cache miss); a task's attempts are adjacent.
+  std::vector<std::pair<const TaskKey, TaskRecord>*> ordered;
+  ordered.reserve(folded.tasks.size());
+  for (auto& entry : folded.tasks) ordered.push_back(&entry);
+  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->first.task_id, a->first.attempt) <
+           std::tie(b->first.task_id, b->first.attempt);
+  });
+  for (size_t begin = 0; begin < ordered.size();) {
+    size_t end = begin + 1;
+    while (end < ordered.size() && ordered[end]->first.task_id == ordered[begin]->first.task_id) {
+      ++end;
+    }
+    if (absl::Status written = WriteTask(session_id, std::span(ordered).subspan(begin, end - begin),
+                                         context, deltas, stats);
+        !written.ok()) {
+      return written;
+    }
+    begin = end;
   }
   return absl::OkStatus();
 }
@@ -433,7 +531,8 @@ absl::Status IndexWriter::Reconcile(int64_t session_id, const Reconciliation& co
     if (!IsTerminalTaskState(state)) strings::Append(states, ",", state);
   }
   absl::StatusOr<SqliteStatement> select = db_.Prepare(strings::Cat(
-      "SELECT id, state, record FROM tasks WHERE session_id=? AND state IN (", states, ")"));
+      "SELECT id, state, record, latest, attempts FROM tasks WHERE session_id=? AND state IN (",
+      states, ")"));
   if (!select.ok()) return select.status();
   select->Bind(1, session_id);
   struct Change {
@@ -441,6 +540,8 @@ absl::Status IndexWriter::Reconcile(int64_t session_id, const Reconciliation& co
     TaskRecord task;
     int32_t state;
     std::string encoded;
+    bool latest;
+    int64_t attempts;
   };
   std::vector<Change> changes;
   for (;;) {
@@ -452,13 +553,15 @@ absl::Status IndexWriter::Reconcile(int64_t session_id, const Reconciliation& co
     const auto old_state = static_cast<int32_t>(select->Int(1));
     const int32_t state = ReportedState(task, context.finished_jobs, context.dead_nodes);
     if (state == old_state) continue;
-    AddContribution(task, old_state, -1, deltas);
-    AddContribution(task, state, +1, deltas);
-    changes.push_back({select->Int(0), std::move(task), state, std::string(select->Blob(2))});
+    const bool latest = select->Int(3) != 0;
+    AddContributions(task, old_state, latest, -1, deltas);
+    AddContributions(task, state, latest, +1, deltas);
+    changes.push_back({select->Int(0), std::move(task), state, std::string(select->Blob(2)), latest,
+                       select->Int(4)});
   }
   for (const Change& change : changes) {
-    if (absl::Status stored =
-            StoreTask(session_id, change.row_id, change.task, change.state, change.encoded);
+    if (absl::Status stored = StoreTask(session_id, change.row_id, change.task, change.state,
+                                        change.latest, change.attempts, change.encoded);
         !stored.ok()) {
       return stored;
     }
@@ -467,17 +570,32 @@ absl::Status IndexWriter::Reconcile(int64_t session_id, const Reconciliation& co
   return absl::OkStatus();
 }
 
+namespace {
+
+// Binds a summary row's key as parameters 1..7.
+void BindKey(SqliteStatement& statement, int64_t session_id, const SummaryKey& key) {
+  statement.Bind(1, session_id)
+      .Bind(2, key.unit)
+      .Bind(3, key.dim)
+      .BindText(4, key.value)
+      .BindText(5, key.job_id)
+      .Bind(6, key.task_type)
+      .Bind(7, key.state);
+}
+
+}  // namespace
+
 absl::Status IndexWriter::ApplySummaries(int64_t session_id,
                                          const std::map<SummaryKey, SummaryStats>& deltas) {
   absl::StatusOr<SqliteStatement> find = db_.Prepare(
-      "SELECT count, stats FROM summary WHERE session_id=? AND dim=? AND value=? AND job_id=? AND "
-      "task_type=? AND state=?");
+      "SELECT count, stats FROM summary WHERE session_id=?1 AND unit=?2 AND dim=?3 AND value=?4 "
+      "AND job_id=?5 AND task_type=?6 AND state=?7");
   absl::StatusOr<SqliteStatement> put = db_.Prepare(
-      "INSERT OR REPLACE INTO summary(session_id, dim, value, job_id, task_type, state, count, "
-      "stats) VALUES (?,?,?,?,?,?,?,?)");
+      "INSERT OR REPLACE INTO summary(session_id, unit, dim, value, job_id, task_type, state, "
+      "count, stats) VALUES (?,?,?,?,?,?,?,?,?)");
   absl::StatusOr<SqliteStatement> remove = db_.Prepare(
-      "DELETE FROM summary WHERE session_id=? AND dim=? AND value=? AND job_id=? AND task_type=? "
-      "AND state=?");
+      "DELETE FROM summary WHERE session_id=?1 AND unit=?2 AND dim=?3 AND value=?4 AND job_id=?5 "
+      "AND task_type=?6 AND state=?7");
   if (!find.ok()) return find.status();
   if (!put.ok()) return put.status();
   if (!remove.ok()) return remove.status();
@@ -486,12 +604,7 @@ absl::Status IndexWriter::ApplySummaries(int64_t session_id,
       continue;
     }
     find->Reset();
-    find->Bind(1, session_id)
-        .Bind(2, key.dim)
-        .BindText(3, key.value)
-        .BindText(4, key.job_id)
-        .Bind(5, key.task_type)
-        .Bind(6, key.state);
+    BindKey(*find, session_id, key);
     absl::StatusOr<bool> row = find->Step();
     if (!row.ok()) return row.status();
     SummaryStats current;
@@ -503,24 +616,13 @@ absl::Status IndexWriter::ApplySummaries(int64_t session_id,
     current.Merge(delta);
     if (current.count <= 0) {
       remove->Reset();
-      remove->Bind(1, session_id)
-          .Bind(2, key.dim)
-          .BindText(3, key.value)
-          .BindText(4, key.job_id)
-          .Bind(5, key.task_type)
-          .Bind(6, key.state);
+      BindKey(*remove, session_id, key);
       if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
       continue;
     }
     put->Reset();
-    put->Bind(1, session_id)
-        .Bind(2, key.dim)
-        .BindText(3, key.value)
-        .BindText(4, key.job_id)
-        .Bind(5, key.task_type)
-        .Bind(6, key.state)
-        .Bind(7, current.count)
-        .BindBlob(8, current.Encode());
+    BindKey(*put, session_id, key);
+    put->Bind(8, current.count).BindBlob(9, current.Encode());
     if (absl::Status ran = put->Run(); !ran.ok()) return ran;
   }
   return absl::OkStatus();

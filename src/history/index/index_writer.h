@@ -1,14 +1,18 @@
 // Writes folded batches into the index, one transaction per batch: every
 // record is merged with the stored one (task_record.h's join, so a batch
-// read twice changes nothing), the per-group summaries move each task's
-// contribution from its old to its new state, tasks of finished jobs and
-// dead nodes are reconciled, and the store positions (prefix -> last key)
-// advance in the same commit, so a restart resumes exactly where the last
-// commit ended.
+// read twice changes nothing), the per-group summaries move each attempt's
+// contribution from its old to its new state (in the attempts unit) and each
+// task's from its old to its new latest attempt (in the tasks unit), tasks
+// of finished jobs and dead nodes are reconciled, and the store positions
+// (prefix -> last key) advance in the same commit, so a restart resumes
+// exactly where the last commit ended. Every step keeps one invariant: the
+// summaries are the sum of the contributions of the rows as they are, so
+// the result does not depend on the order or the batches attempts come in.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -72,7 +76,12 @@ struct WriteStats {
 // Summary dimensions (the `dim` column).
 enum class SummaryDim : int { kJob = 0, kFunction = 1, kErrorType = 2, kNode = 3 };
 
+// What the summary counts (the `unit` column): every attempt, or every task
+// by its latest attempt (the row with tasks.latest = 1).
+enum class SummaryUnit : int { kAttempts = 0, kTasks = 1 };
+
 struct SummaryKey {
+  int unit = 0;  // SummaryUnit
   int dim = 0;
   std::string value;
   std::string job_id;
@@ -121,8 +130,27 @@ class IndexWriter {
   absl::Status Reconcile(int64_t session_id, const Reconciliation& context,
                          std::map<SummaryKey, SummaryStats>& deltas, WriteStats& stats);
   absl::Status ApplySummaries(int64_t session_id, const std::map<SummaryKey, SummaryStats>& deltas);
+  // The rows the index holds for one task id (every attempt), and the
+  // batch's attempts of it merged into them.
+  struct StoredAttempt {
+    int64_t row_id = 0;
+    int32_t attempt = 0;
+    int32_t state = 0;
+    bool latest = false;
+    int64_t attempts = 0;
+    std::string record;
+    bool in_batch = false;
+  };
+  absl::Status LoadAttempts(int64_t session_id, const std::string& task_id,
+                            std::vector<StoredAttempt>& out);
+  absl::Status WriteTask(int64_t session_id, std::span<std::pair<const TaskKey, TaskRecord>*> batch,
+                         const Reconciliation& context, std::map<SummaryKey, SummaryStats>& deltas,
+                         WriteStats& stats);
+  // Writes every column of one attempt's row (row_id 0: a new row).
   absl::Status StoreTask(int64_t session_id, int64_t row_id, const TaskRecord& task, int32_t state,
-                         const std::string& encoded);
+                         bool latest, int64_t attempts, const std::string& encoded);
+
+  std::vector<StoredAttempt> stored_;  // LoadAttempts' buffer, reused
 
   SqliteDb& db_;
   std::unordered_map<std::string, int64_t> name_ids_;
@@ -134,8 +162,13 @@ int32_t ReportedState(const TaskRecord& task,
                       const std::unordered_map<std::string, int64_t>& finished_jobs,
                       const std::unordered_map<std::string, int64_t>& dead_nodes);
 
-// Adds (sign +1) or removes (-1) a task's contribution to the summaries.
-void AddContribution(const TaskRecord& task, int32_t state, int64_t sign,
+// Adds (sign +1) or removes (-1) an attempt's contribution to the summaries
+// of one unit.
+void AddContribution(const TaskRecord& task, int32_t state, SummaryUnit unit, int64_t sign,
                      std::map<SummaryKey, SummaryStats>& deltas);
+// Both units: the attempts unit always, the tasks unit when the attempt is
+// its task's latest.
+void AddContributions(const TaskRecord& task, int32_t state, bool latest, int64_t sign,
+                      std::map<SummaryKey, SummaryStats>& deltas);
 
 }  // namespace rayagg::history

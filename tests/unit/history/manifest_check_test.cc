@@ -1,8 +1,7 @@
 // The manifest check over a real index: each writer's seq ranges in every
 // session, gaps before a session's objects, explained by the writer's drop
-// counter or reported as missing, ranges declared void covered; and the
-// schema migrations (the writer index, the void column) keep what an older
-// index held.
+// counter or reported as missing, ranges declared void covered; and an index
+// of a schema version with no migration is rebuilt.
 #include "history/index/manifest_check.h"
 
 #include <gtest/gtest.h>
@@ -118,39 +117,30 @@ TEST_F(ManifestCheckTest, ARealGapBesideAVoidRangeIsStillReported) {
   EXPECT_EQ(report.missing_events, 7);
 }
 
-TEST_F(ManifestCheckTest, AnIndexOfVersionTwoGainsTheVoidColumn) {
-  Object(1, "w1", 1, 10, 0);
-  ASSERT_TRUE(db_->Exec("ALTER TABLE objects DROP COLUMN seq_void; PRAGMA user_version=2").ok());
-  db_.reset();
-  absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path().string(), 1 << 20);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  EXPECT_TRUE(reopened->migrated);
-  EXPECT_EQ(reopened->found_version, 2);
-  db_ = std::move(reopened->db);
-  Object(1, "w1", 21, 30, 0, "11-20");
-  const ManifestReport report = Check(1);  // the old row reads as no void ranges
-  EXPECT_EQ(report.writers, 1);
-  EXPECT_EQ(report.gaps, 0);
-}
-
-TEST_F(ManifestCheckTest, AnIndexOfVersionOneIsMigratedInPlace) {
-  Object(1, "w1", 1, 10, 0);
-  ASSERT_TRUE(db_->Exec("DROP INDEX objects_by_writer; ALTER TABLE objects DROP COLUMN seq_void; "
-                        "PRAGMA user_version=1")
-                  .ok());
-  db_.reset();
-  absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path().string(), 1 << 20);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  EXPECT_TRUE(reopened->migrated);
-  EXPECT_FALSE(reopened->rebuilt);
-  EXPECT_EQ(reopened->found_version, 1);
-  db_ = std::move(reopened->db);
-  absl::StatusOr<SqliteStatement> index = db_->Prepare(
-      "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'objects_by_writer'");
-  ASSERT_TRUE(index.ok());
-  ASSERT_TRUE(index->Step().value_or(false));
-  EXPECT_EQ(index->Int(0), 1);
-  EXPECT_EQ(Check(1).writers, 1);  // the data stayed
+// Versions 1..3 have no migration to 4 (tasks.latest and attempts, the
+// summaries' unit are derived from every task): such an index is replaced by
+// an empty one, which the indexer fills again from the store.
+TEST_F(ManifestCheckTest, AnIndexOfVersionOneToThreeIsRebuiltEmpty) {
+  for (int64_t version = 1; version <= 3; ++version) {
+    SCOPED_TRACE(version);
+    Object(1, "w1", 1, 10, 0);
+    ASSERT_TRUE(db_->Exec(strings::Cat("PRAGMA user_version=", version)).ok());
+    db_.reset();
+    absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path().string(), 1 << 20);
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    EXPECT_TRUE(reopened->rebuilt);
+    EXPECT_FALSE(reopened->migrated);
+    EXPECT_EQ(reopened->found_version, version);
+    db_ = std::move(reopened->db);
+    EXPECT_EQ(Check(1).writers, 0);  // nothing kept: re-read from the store
+    absl::StatusOr<SqliteStatement> current = db_->Prepare("PRAGMA user_version");
+    ASSERT_TRUE(current.ok());
+    ASSERT_TRUE(current->Step().value_or(false));
+    EXPECT_EQ(current->Int(0), kIndexSchemaVersion);
+    ASSERT_TRUE(db_->Exec("INSERT INTO sessions(id, cluster, kind, namespace, owner, "
+                          "cluster_name, name) VALUES (1, 'c', 'raycluster', 'ns', '', 'c', 's1')")
+                    .ok());
+  }
 }
 
 }  // namespace

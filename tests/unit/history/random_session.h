@@ -1,6 +1,7 @@
 // Random Ray sessions for the history tests: jobs (some finished), nodes
-// (some dead), tasks with definitions, lifecycles in several parts, retries,
-// errors with stack traces, log info and profile spans.
+// (some dead), tasks with definitions, lifecycles in several parts, retries
+// (failed or lost attempts, then a finished or failed one), errors with
+// stack traces, log info and profile spans.
 #pragma once
 
 #include <random>
@@ -72,8 +73,14 @@ inline Session RandomSession(uint64_t seed) {
     const std::string task_id = RawId(random, 24);
     const std::string& job = job_ids[random() % job_ids.size()];
     const std::string& node = node_ids[random() % node_ids.size()];
-    const int attempts = coin(0.2) ? 2 : 1;
-    for (int attempt = 0; attempt < attempts; ++attempt) {
+    // Retries: 2..4 attempts of one task id for a third of the tasks; an
+    // attempt before the last failed (or never ended: lost with its worker)
+    // and the last mostly finished, so tasks fail and then recover. Some
+    // retried tasks lack their first attempt (lost before export).
+    const int attempts = coin(0.35) ? 2 + static_cast<int>(random() % 3) : 1;
+    const bool first_lost = attempts > 1 && coin(0.15);
+    for (int attempt = first_lost ? 1 : 0; attempt < attempts; ++attempt) {
+      const bool retried = attempt + 1 < attempts;
       int64_t at = now + static_cast<int64_t>(random() % 1'000'000'000);
       if (coin(0.9)) {
         const bool actor_task = coin(0.3);
@@ -108,7 +115,9 @@ inline Session RandomSession(uint64_t seed) {
       std::vector<int32_t> states = {ray::rpc::PENDING_ARGS_AVAIL,
                                      ray::rpc::PENDING_NODE_ASSIGNMENT,
                                      ray::rpc::SUBMITTED_TO_WORKER, ray::rpc::RUNNING};
-      const int end = static_cast<int>(random() % 4);
+      int end = static_cast<int>(random() % 4);
+      if (retried) end = coin(0.8) ? 2 : 3;                // failed, or lost
+      if (attempts > 1 && !retried && coin(0.6)) end = 1;  // then finished
       if (end == 1) states.push_back(ray::rpc::FINISHED);
       if (end == 2) states.push_back(ray::rpc::FAILED);
       if (end == 3) states.resize(1 + random() % states.size());  // never ended

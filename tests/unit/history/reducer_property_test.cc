@@ -203,28 +203,38 @@ TEST(ReducerProperty, RecordsWithStackTracesAreStoredDeflated) {
 
 // What the index holds for the session, read back.
 
+struct StoredTask {
+  TaskRecord record;
+  int32_t state = 0;
+  bool latest = false;
+  int64_t attempts = 0;
+};
+
 struct Stored {
-  std::map<std::pair<std::string, int32_t>, std::pair<TaskRecord, int32_t>> tasks;
+  std::map<std::pair<std::string, int32_t>, StoredTask> tasks;
   std::map<SummaryKey, std::pair<int64_t, std::string>> summary;
 };
 
 Stored ReadBack(SqliteDb& db, int64_t session_id) {
   Stored out;
-  SqliteStatement tasks = *db.Prepare("SELECT record, state FROM tasks WHERE session_id=?");
+  SqliteStatement tasks =
+      *db.Prepare("SELECT record, state, latest, attempts FROM tasks WHERE session_id=?");
   tasks.Bind(1, session_id);
   while (*tasks.Step()) {
     TaskRecord task;
     EXPECT_TRUE(DecodeRecord(tasks.Blob(0), task).ok());
-    out.tasks[{task.task_id, task.attempt}] = {task, static_cast<int32_t>(tasks.Int(1))};
+    out.tasks[{task.task_id, task.attempt}] = {task, static_cast<int32_t>(tasks.Int(1)),
+                                               tasks.Int(2) != 0, tasks.Int(3)};
   }
   SqliteStatement summary = *db.Prepare(
-      "SELECT dim, value, job_id, task_type, state, count, stats FROM summary WHERE session_id=?");
+      "SELECT unit, dim, value, job_id, task_type, state, count, stats FROM summary "
+      "WHERE session_id=?");
   summary.Bind(1, session_id);
   while (*summary.Step()) {
-    SummaryKey key{static_cast<int>(summary.Int(0)), std::string(summary.Text(1)),
-                   std::string(summary.Text(2)), static_cast<int32_t>(summary.Int(3)),
-                   static_cast<int32_t>(summary.Int(4))};
-    out.summary[key] = {summary.Int(5), std::string(summary.Blob(6))};
+    SummaryKey key{static_cast<int>(summary.Int(0)),     static_cast<int>(summary.Int(1)),
+                   std::string(summary.Text(2)),         std::string(summary.Text(3)),
+                   static_cast<int32_t>(summary.Int(4)), static_cast<int32_t>(summary.Int(5))};
+    out.summary[key] = {summary.Int(6), std::string(summary.Blob(7))};
   }
   return out;
 }
@@ -346,6 +356,65 @@ TEST(IndexSchema, NewIndexesUse16KiBPagesAndOlderFilesKeepTheirs) {
   EXPECT_EQ(ReadBack(*index->db, *id).tasks.size(), tasks);
 }
 
+// The index holds exactly what a from-scratch computation over the in-order
+// fold gives: every attempt's record and reported state, the latest flag on
+// each task's highest attempt, attempts = that number + 1 on every row, and
+// the summaries of both units.
+void ExpectIndexHoldsTheFold(SqliteDb& db, int64_t session_id, const FoldedSession& expected) {
+  const Stored stored = ReadBack(db, session_id);
+  ASSERT_EQ(stored.tasks.size(), expected.tasks.size());
+  std::unordered_map<std::string, int64_t> finished_jobs, dead_nodes;
+  for (const auto& [job_id, job] : expected.jobs) {
+    if (job.finished_ns() != kNoTime) finished_jobs[job_id] = job.finished_ns();
+  }
+  for (const auto& [node_id, node] : expected.nodes) {
+    if (node.dead_ns() != kNoTime) dead_nodes[node_id] = node.dead_ns();
+  }
+  std::map<std::string, int32_t> highest;
+  for (const auto& [key, task] : expected.tasks) {
+    int32_t& h = highest.try_emplace(key.task_id, key.attempt).first->second;
+    h = std::max(h, key.attempt);
+  }
+  std::map<SummaryKey, SummaryStats> expected_summary;
+  for (const auto& [key, task] : expected.tasks) {
+    auto it = stored.tasks.find({key.task_id, key.attempt});
+    ASSERT_NE(it, stored.tasks.end());
+    const StoredTask& row = it->second;
+    EXPECT_TRUE(Observable(row.record) == Observable(task));
+    const int32_t state = ReportedState(task, finished_jobs, dead_nodes);
+    EXPECT_EQ(row.state, state) << TaskStateName(row.state);
+    // Never silently running: a non-terminal task of a finished job is
+    // reported as such.
+    if (!IsTerminalTaskState(task.raw_state()) && finished_jobs.contains(task.job_id())) {
+      EXPECT_EQ(row.state, kUnknownJobFinished);
+    }
+    const bool latest = key.attempt == highest[key.task_id];
+    EXPECT_EQ(row.latest, latest) << key.task_id << " attempt " << key.attempt;
+    EXPECT_EQ(row.attempts, highest[key.task_id] + 1) << key.task_id;
+    AddContributions(task, state, latest, +1, expected_summary);
+  }
+  // Summaries: exactly those of the final records, in both units.
+  std::map<SummaryKey, std::pair<int64_t, std::string>> want;
+  for (const auto& [key, stats] : expected_summary) {
+    if (stats.count != 0) want[key] = {stats.count, stats.Encode()};
+  }
+  EXPECT_EQ(stored.summary.size(), want.size());
+  for (const auto& [key, value] : want) {
+    auto it = stored.summary.find(key);
+    ASSERT_NE(it, stored.summary.end()) << key.unit << " " << key.dim << " " << key.value;
+    EXPECT_EQ(it->second.first, value.first);
+    SummaryStats a, b;
+    ASSERT_TRUE(a.Decode(it->second.second).ok());
+    ASSERT_TRUE(b.Decode(value.second).ok());
+    for (auto [x, y] : {std::pair{&a.pending, &b.pending}, std::pair{&a.running, &b.running},
+                        std::pair{&a.total, &b.total}}) {
+      EXPECT_EQ(x->count(), y->count());
+      EXPECT_EQ(x->sum_ns(), y->sum_ns());
+      EXPECT_EQ(x->Octaves(), y->Octaves());
+    }
+  }
+}
+
 TEST(ReducerProperty, IndexHoldsTheSameTasksAndSummariesWhateverTheBatches) {
   test::TempDir dir;
   absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(dir.path(), 8 << 20);
@@ -373,49 +442,59 @@ TEST(ReducerProperty, IndexHoldsTheSameTasksAndSummariesWhateverTheBatches) {
         ASSERT_TRUE(writer.WriteBatch(*id, std::move(input)).ok());
       }
     }
-    const Stored stored = ReadBack(*index->db, *id);
-    // Records: exactly the in-order fold.
-    ASSERT_EQ(stored.tasks.size(), expected.tasks.size());
-    std::unordered_map<std::string, int64_t> finished_jobs, dead_nodes;
-    for (const auto& [job_id, job] : expected.jobs) {
-      if (job.finished_ns() != kNoTime) finished_jobs[job_id] = job.finished_ns();
+    ExpectIndexHoldsTheFold(*index->db, *id, expected);
+  }
+}
+
+// The attempt number an event is about (0 for events of no task).
+int AttemptOf(const RayEvent& event) {
+  if (event.has_task_definition_event()) return event.task_definition_event().task_attempt();
+  if (event.has_actor_task_definition_event()) {
+    return event.actor_task_definition_event().task_attempt();
+  }
+  if (event.has_task_lifecycle_event()) return event.task_lifecycle_event().task_attempt();
+  if (event.has_task_profile_events()) return event.task_profile_events().attempt_number();
+  return 0;
+}
+
+// Later attempts first: one batch per attempt number, the highest first
+// (so every retried task's latest row arrives before the rows it
+// supersedes), each batch maybe written twice, jobs and nodes in a random
+// one of them.
+TEST(ReducerProperty, LaterAttemptsFirstIndexTheSame) {
+  test::TempDir dir;
+  absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(dir.path(), 8 << 20);
+  ASSERT_TRUE(index.ok()) << index.status();
+  IndexWriter writer(*index->db);
+  for (uint64_t seed = 100; seed <= 140; ++seed) {
+    SCOPED_TRACE(seed);
+    const Session session = RandomSession(seed);
+    const FoldedSession expected = FoldAll(session.events);
+    std::mt19937_64 random(seed * 15485863);
+    absl::StatusOr<int64_t> id =
+        writer.EnsureSession({"raycluster", "default", "", "r" + std::to_string(seed),
+                              "session_2026-01-01_00-00-00_000000_1"},
+                             false);
+    ASSERT_TRUE(id.ok());
+    std::map<int, FoldedSession, std::greater<>> by_attempt;
+    for (const RayEvent& event : session.events) by_attempt[AttemptOf(event)];
+    const int entities = static_cast<int>(random() % by_attempt.size());
+    for (const RayEvent& event : Scramble(session.events, random)) {
+      const bool task_event = event.has_task_definition_event() ||
+                              event.has_actor_task_definition_event() ||
+                              event.has_task_lifecycle_event() || event.has_task_profile_events();
+      FoldEvent(event, task_event ? by_attempt[AttemptOf(event)]
+                                  : std::next(by_attempt.begin(), entities)->second);
     }
-    for (const auto& [node_id, node] : expected.nodes) {
-      if (node.dead_ns() != kNoTime) dead_nodes[node_id] = node.dead_ns();
-    }
-    std::map<SummaryKey, SummaryStats> expected_summary;
-    for (const auto& [key, task] : expected.tasks) {
-      auto it = stored.tasks.find({key.task_id, key.attempt});
-      ASSERT_NE(it, stored.tasks.end());
-      EXPECT_TRUE(Observable(it->second.first) == Observable(task));
-      const int32_t state = ReportedState(task, finished_jobs, dead_nodes);
-      EXPECT_EQ(it->second.second, state) << TaskStateName(it->second.second);
-      // Never silently running: a non-terminal task of a finished job is
-      // reported as such.
-      if (!IsTerminalTaskState(task.raw_state()) && finished_jobs.contains(task.job_id())) {
-        EXPECT_EQ(it->second.second, kUnknownJobFinished);
+    for (auto& [attempt, batch] : by_attempt) {
+      const int times = random() % 2 == 0 ? 2 : 1;
+      for (int k = 0; k < times; ++k) {
+        BatchInput input;
+        input.folded.Merge(FoldedSession(batch));
+        ASSERT_TRUE(writer.WriteBatch(*id, std::move(input)).ok());
       }
-      AddContribution(task, state, +1, expected_summary);
     }
-    // Summaries: exactly those of the final records.
-    std::map<SummaryKey, std::pair<int64_t, std::string>> want;
-    for (const auto& [key, stats] : expected_summary) {
-      if (stats.count != 0) want[key] = {stats.count, stats.Encode()};
-    }
-    EXPECT_EQ(stored.summary.size(), want.size());
-    for (const auto& [key, value] : want) {
-      auto it = stored.summary.find(key);
-      ASSERT_NE(it, stored.summary.end()) << key.dim << " " << key.value;
-      EXPECT_EQ(it->second.first, value.first);
-      SummaryStats a, b;
-      ASSERT_TRUE(a.Decode(it->second.second).ok());
-      ASSERT_TRUE(b.Decode(value.second).ok());
-      EXPECT_EQ(a.running.count(), b.running.count());
-      EXPECT_EQ(a.running.sum_ns(), b.running.sum_ns());
-      EXPECT_EQ(a.running.Octaves(), b.running.Octaves());
-      EXPECT_EQ(a.total.Octaves(), b.total.Octaves());
-      EXPECT_EQ(a.pending.Octaves(), b.pending.Octaves());
-    }
+    ExpectIndexHoldsTheFold(*index->db, *id, expected);
   }
 }
 
