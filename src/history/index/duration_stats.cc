@@ -1,6 +1,8 @@
 #include "history/index/duration_stats.h"
 
 #include <algorithm>
+#include <bit>
+#include <climits>
 #include <cmath>
 
 namespace rayagg::history {
@@ -51,16 +53,73 @@ int64_t SaturatingMultiply(int64_t a, int64_t b) {
 
 }  // namespace
 
+namespace {
+
+constexpr int64_t kMaxUs = INT64_MAX / 1000;
+
+// 2^(j/16), j = 1..16: the steps between two powers of two. Literals, so
+// the bounds (and the bucket numbers stored in every index) do not depend
+// on a libm's exp2.
+constexpr double kSteps[DurationStats::kBucketsPerOctave] = {
+    1.0442737824274138, 1.0905077326652577, 1.1387886347566916, 1.189207115002721,
+    1.241857812073484,  1.2968395546510096, 1.3542555469368927, 1.4142135623730951,
+    1.4768261459394993, 1.5422108254079407, 1.6104903319492543, 1.681792830507429,
+    1.7562521603732995, 1.8340080864093424, 1.9152065613971474, 2.0};
+
+// ends[b]: the first whole microsecond above bucket b, strictly increasing;
+// bucket 0 is [0, 1) us, bucket b > 0 is [ends[b - 1], ends[b]) us. The last
+// end is the first past the longest duration.
+std::vector<int64_t> MakeEnds() {
+  std::vector<int64_t> ends = {1};
+  for (int octave = 0; ends.back() <= kMaxUs; ++octave) {
+    for (double step : kSteps) {
+      // Exact: a power-of-two scaling of a double, then one rounding.
+      const int64_t end = std::llround(std::ldexp(step, octave));
+      if (end > ends.back()) ends.push_back(end);
+      if (ends.back() > kMaxUs) break;
+    }
+  }
+  return ends;
+}
+
+const std::vector<int64_t>& Ends() {
+  static const std::vector<int64_t> ends = MakeEnds();
+  return ends;
+}
+
+}  // namespace
+
 int DurationStats::BucketOf(int64_t duration_ns) {
-  if (duration_ns < 1000) return 0;
-  const double octaves = std::log2(static_cast<double>(duration_ns) / 1000.0);
-  return 1 + static_cast<int>(octaves * kBucketsPerOctave);
+  const int64_t us = duration_ns < 0 ? 0 : duration_ns / 1000;
+  const std::vector<int64_t>& ends = Ends();
+  return static_cast<int>(std::upper_bound(ends.begin(), ends.end(), us) - ends.begin());
+}
+
+int DurationStats::LastBucket() { return static_cast<int>(Ends().size()) - 1; }
+
+HistogramBucket DurationStats::BucketBoundsUs(int bucket) {
+  const std::vector<int64_t>& ends = Ends();
+  bucket = std::clamp(bucket, 0, LastBucket());
+  HistogramBucket out;
+  out.lower_us = bucket == 0 ? -1 : ends[static_cast<size_t>(bucket) - 1] - 1;
+  out.upper_us = std::min(ends[static_cast<size_t>(bucket)] - 1, kMaxUs);
+  return out;
+}
+
+NsRange DurationStats::NsRangeOfUs(int64_t lower_us, int64_t upper_us) {
+  // From the first ns of microsecond lower + 1 to the last ns of microsecond
+  // upper; {0, -1} (nothing) when no duration is in between.
+  if (lower_us >= kMaxUs) return {0, -1};
+  const int64_t first_us = lower_us < 0 ? 0 : lower_us + 1;
+  if (upper_us < first_us) return {0, -1};
+  const int64_t last_us = std::min(upper_us, kMaxUs);
+  return {first_us * 1000, last_us == kMaxUs ? INT64_MAX : (last_us + 1) * 1000 - 1};
 }
 
 int64_t DurationStats::UpperBound(int bucket) {
-  if (bucket <= 0) return 1000;
-  const double bound = 1000.0 * std::exp2(static_cast<double>(bucket) / kBucketsPerOctave);
-  return bound >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bound);
+  const std::vector<int64_t>& ends = Ends();
+  const int64_t end = ends[static_cast<size_t>(std::clamp(bucket, 0, LastBucket()))];
+  return end > kMaxUs ? INT64_MAX : end * 1000;
 }
 
 void DurationStats::Add(int64_t duration_ns, int64_t times) {
@@ -108,15 +167,32 @@ int64_t DurationStats::Quantile(double q) const {
 }
 
 std::vector<std::pair<int64_t, int64_t>> DurationStats::Octaves() const {
+  // Every power of two of microseconds is a bucket bound, so bucket b lies
+  // in the octave of its first microsecond: [2^(o-1), 2^o) us, o >= 1
+  // (octave 0: under 1 us).
   std::map<int, int64_t> octaves;
   for (const auto& [bucket, count] : buckets_) {
-    const int octave = bucket == 0 ? 0 : 1 + (bucket - 1) / kBucketsPerOctave;
+    const int octave =
+        bucket == 0
+            ? 0
+            : std::bit_width(static_cast<uint64_t>(Ends()[static_cast<size_t>(bucket) - 1]));
     octaves[octave] = SaturatingAdd(octaves[octave], count);
   }
   std::vector<std::pair<int64_t, int64_t>> out;
   for (const auto& [octave, count] : octaves) {
     if (count == 0) continue;
-    out.emplace_back(UpperBound(octave * kBucketsPerOctave), count);
+    out.emplace_back(octave >= 54 ? INT64_MAX : (int64_t{1} << octave) * 1000, count);
+  }
+  return out;
+}
+
+std::vector<HistogramBucket> DurationStats::Buckets() const {
+  std::vector<HistogramBucket> out;
+  for (const auto& [bucket, count] : buckets_) {
+    if (count == 0) continue;
+    HistogramBucket b = BucketBoundsUs(bucket);
+    b.count = count;
+    out.push_back(b);
   }
   return out;
 }
@@ -151,7 +227,7 @@ absl::Status DurationStats::DecodeFrom(std::string_view& in) {
     bucket += static_cast<int>(delta);
     // No duration lands above the bucket of INT64_MAX; also keeps `bucket`
     // far from int overflow whatever the input.
-    if (bucket > BucketOf(INT64_MAX)) {
+    if (bucket > LastBucket()) {
       return absl::DataLossError("stored duration histogram is corrupt");
     }
     buckets_[bucket] = count;
