@@ -127,9 +127,11 @@ void DurationStats::Add(int64_t duration_ns, int64_t times) {
   count_ = SaturatingAdd(count_, times);
   sum_ns_ = SaturatingAdd(sum_ns_, SaturatingMultiply(duration_ns, times));
   if (times > 0) max_ns_ = std::max(max_ns_, duration_ns);
-  int64_t& bucket = buckets_[BucketOf(duration_ns)];
+  const int index = BucketOf(duration_ns);
+  int64_t& bucket = buckets_[index];
   bucket = SaturatingAdd(bucket, times);
-  if (bucket == 0) buckets_.erase(BucketOf(duration_ns));
+  if (bucket == 0) buckets_.erase(index);
+  if (count_ == 0) max_ns_ = 0;  // as Merge: nothing left, no max
 }
 
 void DurationStats::Merge(const DurationStats& other, int64_t sign) {

@@ -86,20 +86,16 @@ int32_t ReportedState(const TaskRecord& task,
 
 namespace {
 
-// The summary keys and the one-task stats an attempt contributes, for both
-// units (computed once).
+// The summary keys and the durations an attempt contributes, for both units
+// (computed once).
 struct Contribution {
-  SummaryStats one;
+  TaskDurations durations;
   SummaryKey keys[4];
 };
 
 Contribution ContributionOf(const TaskRecord& task, int32_t state) {
   Contribution c;
-  c.one.count = 1;
-  const TaskDurations d = DurationsOf(task);
-  if (d.pending_ns != kNoTime) c.one.pending.Add(d.pending_ns);
-  if (d.running_ns != kNoTime) c.one.running.Add(d.running_ns);
-  if (d.total_ns != kNoTime) c.one.total.Add(d.total_ns);
+  c.durations = DurationsOf(task);
   const std::string& job = task.job_id();
   const bool defined = task.definition.has();
   const int32_t type = defined ? task.definition.value.task_type : 0;
@@ -113,11 +109,18 @@ Contribution ContributionOf(const TaskRecord& task, int32_t state) {
   return c;
 }
 
+// Adds the attempt to (sign -1: removes it from) each of its groups of one
+// unit: no per-task stats object is built and merged, the durations go
+// straight into each group's histograms.
 void Apply(Contribution& c, SummaryUnit unit, int64_t sign,
            std::map<SummaryKey, SummaryStats>& deltas) {
   for (SummaryKey& key : c.keys) {
     key.unit = static_cast<int>(unit);
-    deltas[key].Merge(c.one, sign);
+    SummaryStats& stats = deltas[key];
+    stats.count += sign;
+    if (c.durations.pending_ns != kNoTime) stats.pending.Add(c.durations.pending_ns, sign);
+    if (c.durations.running_ns != kNoTime) stats.running.Add(c.durations.running_ns, sign);
+    if (c.durations.total_ns != kNoTime) stats.total.Add(c.durations.total_ns, sign);
   }
 }
 
@@ -392,9 +395,11 @@ absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
                                      const Reconciliation& context,
                                      std::map<SummaryKey, SummaryStats>& deltas,
                                      WriteStats& stats) {
-  // In key order: each probe and insert then lands on or next to the index
-  // page the previous one used (a hash map's order is random, and a random
-  // page of a large index is a cache miss); a task's attempts are adjacent.
+  // A task's attempts together, in attempt order; tasks in the order of
+  // their first transition: most of the sort indexes are ordered by a time
+  // (start, creation, end, and each value's rows by start), so consecutive
+  // inserts then land on the index page the previous one used, as with an
+  // append (a random page of a large index is a cache miss).
   std::vector<std::pair<const TaskKey, TaskRecord>*> ordered;
   ordered.reserve(folded.tasks.size());
   for (auto& entry : folded.tasks) ordered.push_back(&entry);
@@ -402,17 +407,29 @@ absl::Status IndexWriter::WriteTasks(int64_t session_id, FoldedSession& folded,
     return std::tie(a->first.task_id, a->first.attempt) <
            std::tie(b->first.task_id, b->first.attempt);
   });
+  struct Group {
+    int64_t first_ns;
+    size_t begin, end;
+  };
+  std::vector<Group> groups;
   for (size_t begin = 0; begin < ordered.size();) {
     size_t end = begin + 1;
     while (end < ordered.size() && ordered[end]->first.task_id == ordered[begin]->first.task_id) {
       ++end;
     }
-    if (absl::Status written = WriteTask(session_id, std::span(ordered).subspan(begin, end - begin),
-                                         context, deltas, stats);
+    const std::vector<TaskTransition>& transitions = ordered[begin]->second.transitions;
+    groups.push_back({transitions.empty() ? INT64_MAX : transitions.front().time_ns, begin, end});
+    begin = end;
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.first_ns < b.first_ns; });
+  for (const Group& group : groups) {
+    if (absl::Status written =
+            WriteTask(session_id, std::span(ordered).subspan(group.begin, group.end - group.begin),
+                      context, deltas, stats);
         !written.ok()) {
       return written;
     }
-    begin = end;
   }
   return absl::OkStatus();
 }
