@@ -123,11 +123,14 @@ int64_t DurationStats::UpperBound(int bucket) {
 }
 
 void DurationStats::Add(int64_t duration_ns, int64_t times) {
+  AddInBucket(duration_ns, BucketOf(duration_ns), times);
+}
+
+void DurationStats::AddInBucket(int64_t duration_ns, int index, int64_t times) {
   if (duration_ns < 0) duration_ns = 0;
   count_ = SaturatingAdd(count_, times);
   sum_ns_ = SaturatingAdd(sum_ns_, SaturatingMultiply(duration_ns, times));
   if (times > 0) max_ns_ = std::max(max_ns_, duration_ns);
-  const int index = BucketOf(duration_ns);
   int64_t& bucket = buckets_[index];
   bucket = SaturatingAdd(bucket, times);
   if (bucket == 0) buckets_.erase(index);

@@ -47,6 +47,9 @@ class DurationStats {
   static constexpr int kBucketsPerOctave = 16;
 
   void Add(int64_t duration_ns, int64_t times = 1);
+  // Add, for a caller that adds one duration to many distributions and
+  // found its bucket once: `bucket` must be BucketOf(duration_ns).
+  void AddInBucket(int64_t duration_ns, int bucket, int64_t times);
   void Merge(const DurationStats& other, int64_t sign = 1);
   // Nothing at all: a delta whose count and buckets cancel out (one task
   // left a group as another entered it, in the same bucket) still moves

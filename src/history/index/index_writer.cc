@@ -90,12 +90,17 @@ namespace {
 // (computed once).
 struct Contribution {
   TaskDurations durations;
+  int pending_bucket = 0, running_bucket = 0, total_bucket = 0;
   SummaryKey keys[4];
 };
 
 Contribution ContributionOf(const TaskRecord& task, int32_t state) {
   Contribution c;
   c.durations = DurationsOf(task);
+  const TaskDurations& d = c.durations;
+  if (d.pending_ns != kNoTime) c.pending_bucket = DurationStats::BucketOf(d.pending_ns);
+  if (d.running_ns != kNoTime) c.running_bucket = DurationStats::BucketOf(d.running_ns);
+  if (d.total_ns != kNoTime) c.total_bucket = DurationStats::BucketOf(d.total_ns);
   const std::string& job = task.job_id();
   const bool defined = task.definition.has();
   const int32_t type = defined ? task.definition.value.task_type : 0;
@@ -117,10 +122,11 @@ void Apply(Contribution& c, SummaryUnit unit, int64_t sign,
   for (SummaryKey& key : c.keys) {
     key.unit = static_cast<int>(unit);
     SummaryStats& stats = deltas[key];
+    const TaskDurations& d = c.durations;
     stats.count += sign;
-    if (c.durations.pending_ns != kNoTime) stats.pending.Add(c.durations.pending_ns, sign);
-    if (c.durations.running_ns != kNoTime) stats.running.Add(c.durations.running_ns, sign);
-    if (c.durations.total_ns != kNoTime) stats.total.Add(c.durations.total_ns, sign);
+    if (d.pending_ns != kNoTime) stats.pending.AddInBucket(d.pending_ns, c.pending_bucket, sign);
+    if (d.running_ns != kNoTime) stats.running.AddInBucket(d.running_ns, c.running_bucket, sign);
+    if (d.total_ns != kNoTime) stats.total.AddInBucket(d.total_ns, c.total_bucket, sign);
   }
 }
 
