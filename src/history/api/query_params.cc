@@ -65,6 +65,15 @@ std::optional<std::string> QueryParams::Get(std::string_view key) const {
   return std::nullopt;
 }
 
+void QueryParams::Remove(std::string_view key) {
+  std::erase_if(items_, [&](const auto& item) { return item.first == key; });
+}
+
+void QueryParams::Set(std::string_view key, std::string value) {
+  Remove(key);
+  items_.emplace_back(std::string(key), std::move(value));
+}
+
 std::vector<std::string> QueryParams::All(std::string_view key) const {
   std::vector<std::string> out;
   for (const auto& [k, v] : items_) {

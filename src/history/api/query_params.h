@@ -23,6 +23,9 @@ class QueryParams {
   std::vector<std::string> All(std::string_view key) const;
   bool Has(std::string_view key) const { return Get(key).has_value(); }
   const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
+  // Replaces every value of `key` with one.
+  void Set(std::string_view key, std::string value);
+  void Remove(std::string_view key);
 
  private:
   std::vector<std::pair<std::string, std::string>> items_;
