@@ -69,8 +69,14 @@ json DistributionJson(const DurationStats& stats) {
   out["max_ms"] = ms(stats.max_ns());
   out["mean_ms"] = stats.count() > 0 ? ms(stats.sum_ns() / stats.count()) : 0.0;
   json buckets = json::array();
-  for (const auto& [upper, count] : stats.Octaves()) {
-    buckets.push_back({{"le_ms", ms(upper)}, {"count", count}});
+  // By power of two of whole microseconds, each (gt_us, le_us]: the task
+  // list's <duration>_gt_us and _le_us with these bounds hold exactly
+  // `count` tasks (of the same filters and unit).
+  for (const auto& [upper_ns, count] : stats.Octaves()) {
+    const bool last = upper_ns == INT64_MAX;
+    const int64_t le_us = last ? INT64_MAX / 1000 : upper_ns / 1000 - 1;
+    const int64_t gt_us = upper_ns == 1000 ? -1 : (last ? (int64_t{1} << 53) : upper_ns / 2000) - 1;
+    buckets.push_back({{"gt_us", gt_us}, {"le_us", le_us}, {"le_ms", ms(upper_ns)}, {"count", count}});
   }
   out["histogram"] = std::move(buckets);
   return out;
@@ -137,6 +143,8 @@ json TaskRowJson(const SqliteStatement& row) {
   task["pending_ms"] = DurationMs(row.Int(18));
   task["running_ms"] = DurationMs(row.Int(19));
   task["total_ms"] = DurationMs(row.Int(20));
+  task["attempts"] = row.Int(21);
+  task["latest"] = row.Int(22) != 0;
   return task;
 }
 

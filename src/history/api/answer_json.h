@@ -42,8 +42,8 @@ nlohmann::json ProfileJson(const TaskRecord& task);
 inline constexpr std::string_view kTaskListColumns =
     "t.id, t.task_id, t.attempt, t.state, t.raw_state, t.type, f.text, t.name, t.job_id, n.text, "
     "t.worker_id, t.worker_pid, t.actor_id, t.error_type, e.text, t.creation_ns, t.start_ns, "
-    "t.end_ns, t.pending_ns, t.running_ns, t.total_ns";
-inline constexpr int kTaskListColumnCount = 21;
+    "t.end_ns, t.pending_ns, t.running_ns, t.total_ns, t.attempts, t.latest";
+inline constexpr int kTaskListColumnCount = 23;
 inline constexpr std::string_view kTaskListJoins =
     " FROM tasks t JOIN names f ON f.id = t.func_id JOIN names n ON n.id = t.node_id "
     "JOIN names e ON e.id = t.exception_id ";

@@ -6,6 +6,7 @@
 #include "history/api/answer_json.h"
 #include "history/api/param_parsing.h"
 #include "history/api/queries.h"
+#include "history/api/task_fields.h"
 #include "history/fold/record_codec.h"
 #include "history/index/index_writer.h"
 
@@ -194,7 +195,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Job(const QueryParams& params) {
   if (known) {
     if (absl::Status decoded = DecodeRecord(statement->Blob(0), job); !decoded.ok()) return decoded;
   }
-  absl::StatusOr<nlohmann::json> counts = CountsOf(*session, *job_id);
+  absl::StatusOr<nlohmann::json> counts = CountsOf(*session, *job_id, static_cast<int>(CountUnit::kTasks));
   if (!counts.ok()) return counts.status();
   if (!known && (*counts)["total"] == 0) return absl::NotFoundError("no such job in this session");
   out["session"] = strings::Cat(session->cluster, "/", session->name);
@@ -228,7 +229,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Job(const QueryParams& params) {
     transitions.push_back(std::move(item));
   }
   out["transitions"] = std::move(transitions);
-  out["tasks"] = {{"total", (*counts)["total"]}, {"by_state", (*counts)["by_state"]}};
+  out["tasks"] = {{"total", (*counts)["total"]},
+                     {"attempts", (*counts)["attempts"]},
+                     {"by_state", (*counts)["by_state"]}};
   return out;
 }
 

@@ -27,6 +27,10 @@ struct QueryLimits {
   // The largest answer in bytes: Ray's task list stops there (and says it
   // truncated, as Ray does); our routes are paged below it.
   uint64_t max_answer_bytes = 16ull << 20;
+  // A task list page whose filter keeps at most this many attempts reads
+  // them from the filter's index and sorts them; above, it walks the sort's
+  // index (task_plan.h). Not a setting: tests lower it to reach both plans.
+  int64_t max_rows_sorted_per_page = 50'000;
 };
 
 struct SessionRow {
@@ -57,9 +61,10 @@ class HistoryQueries {
   absl::StatusOr<SessionRow> ResolveSession(const std::optional<std::string>& selector);
 
  private:
-  // Task counts by state of a session, optionally of one job.
+  // Counts by state of a session (optionally of one job) in `unit` (0
+  // attempts, 1 tasks: CountUnit), with both units' totals beside them.
   absl::StatusOr<nlohmann::json> CountsOf(const SessionRow& session,
-                                          const std::optional<std::string>& job);
+                                          const std::optional<std::string>& job, int unit);
 
   SqliteDb& db_;
   const QueryLimits limits_;

@@ -10,6 +10,7 @@
 #include "history/api/param_parsing.h"
 #include "history/api/queries.h"
 #include "history/api/sql_clause.h"
+#include "history/api/task_fields.h"
 #include "history/index/index_writer.h"
 #include "history/index/manifest_check.h"
 #include "history/index/session_removal.h"
@@ -133,20 +134,13 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
   for (json& s : sessions) {
     const int64_t id = s["_id"].get<int64_t>();
     s.erase("_id");
-    absl::StatusOr<SqliteStatement> counts = db_.Prepare(
-        "SELECT state, sum(count) FROM summary WHERE session_id=? AND unit=0 AND dim=0 GROUP BY "
-        "state");
+    absl::StatusOr<json> counts =
+        CountsOf({id, s["cluster"].get<std::string>(), s["session_name"].get<std::string>()},
+                 std::nullopt, static_cast<int>(CountUnit::kTasks));
     if (!counts.ok()) return counts.status();
-    counts->Bind(1, id);
-    json by_state = json::object();
-    int64_t total = 0;
-    absl::Status counted = EachRow(*counts, [&](const SqliteStatement& row) {
-      by_state[TaskStateName(static_cast<int32_t>(row.Int(0)))] = row.Int(1);
-      total += row.Int(1);
-      return absl::OkStatus();
-    });
-    if (!counted.ok()) return counted;
-    s["tasks"] = {{"total", total}, {"by_state", by_state}};
+    s["tasks"] = {{"total", (*counts)["tasks"]},
+                  {"attempts", (*counts)["attempts"]},
+                  {"by_state", (*counts)["by_state"]}};
     s["finished"] = s["status"] != "live";
     absl::StatusOr<ManifestReport> manifests = CheckManifests(db_, id);
     if (!manifests.ok()) return manifests.status();
@@ -163,42 +157,51 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
 }
 
 absl::StatusOr<nlohmann::json> HistoryQueries::CountsOf(const SessionRow& session,
-                                                        const std::optional<std::string>& job) {
+                                                        const std::optional<std::string>& job,
+                                                        int unit) {
   SqlClause clause;
-  clause.Sql("SELECT state, sum(count) FROM summary WHERE session_id=? AND unit=0 AND dim=0")
+  clause.Sql("SELECT unit, state, sum(count) FROM summary WHERE session_id=? AND dim=0")
       .Int(session.id);
   if (job) clause.Sql(" AND job_id=?").Text(strings::ToLower(*job));
-  clause.Sql(" GROUP BY state");
+  clause.Sql(" GROUP BY unit, state");
   absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, clause);
   if (!statement.ok()) return statement.status();
   json by_state = json::object();
-  int64_t total = 0;
+  int64_t totals[2] = {0, 0};
   absl::Status each = EachRow(*statement, [&](const SqliteStatement& row) {
-    by_state[TaskStateName(static_cast<int32_t>(row.Int(0)))] = row.Int(1);
-    total += row.Int(1);
+    const int64_t row_unit = row.Int(0);
+    if (row_unit != 0 && row_unit != 1) return absl::OkStatus();
+    totals[row_unit] += row.Int(2);
+    if (row_unit == unit) by_state[TaskStateName(static_cast<int32_t>(row.Int(1)))] = row.Int(2);
     return absl::OkStatus();
   });
   if (!each.ok()) return each;
   json out;
   out["session"] = strings::Cat(session.cluster, "/", session.name);
   out["job_id"] = job ? json(strings::ToLower(*job)) : json(nullptr);
-  out["total"] = total;
+  out["unit"] = UnitName(static_cast<CountUnit>(unit));
+  out["total"] = totals[unit];
   out["by_state"] = std::move(by_state);
+  out["tasks"] = totals[static_cast<int>(CountUnit::kTasks)];
+  out["attempts"] = totals[static_cast<int>(CountUnit::kAttempts)];
   return out;
 }
 
 absl::StatusOr<nlohmann::json> HistoryQueries::Counts(const QueryParams& params) {
-  if (absl::Status known = RequireKnownParams(params, {"session", "job_id"}); !known.ok()) {
+  if (absl::Status known = RequireKnownParams(params, {"session", "job_id", "unit"});
+      !known.ok()) {
     return known;
   }
+  absl::StatusOr<CountUnit> unit = UnitParam(params);
+  if (!unit.ok()) return unit.status();
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session"));
   if (!session.ok()) return session.status();
-  return CountsOf(*session, params.Get("job_id"));
+  return CountsOf(*session, params.Get("job_id"), static_cast<int>(*unit));
 }
 
 absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params) {
   if (absl::Status known =
-          RequireKnownParams(params, {"session", "by", "job_id", "limit", "cursor"});
+          RequireKnownParams(params, {"session", "by", "job_id", "unit", "limit", "cursor"});
       !known.ok()) {
     return known;
   }
@@ -222,11 +225,14 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   if (!limit_param.ok()) return limit_param.status();
   if (!offset_param.ok()) return offset_param.status();
   const int64_t limit = *limit_param, offset = *offset_param;
+  absl::StatusOr<CountUnit> unit = UnitParam(params);
+  if (!unit.ok()) return unit.status();
+  // Both units: the unit's counts and distributions, the other's total
+  // beside them ("1,204 tasks · 1,260 attempts").
   SqlClause clause;
   clause
-      .Sql(
-          "SELECT value, task_type, state, count, stats FROM summary WHERE session_id=? AND "
-          "unit=0 AND dim=?")
+      .Sql("SELECT value, task_type, state, count, stats, unit FROM summary WHERE session_id=? "
+           "AND dim=?")
       .Int(session->id)
       .Int(static_cast<int64_t>(dim));
   std::optional<std::string> job = params.Get("job_id");
@@ -235,13 +241,19 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   if (!statement.ok()) return statement.status();
   struct Group {
     int64_t total = 0;
+    int64_t other_unit_total = 0;
     std::map<int32_t, int64_t> by_state;
     std::set<int32_t> types;
     SummaryStats stats;
   };
   std::map<std::string, Group> groups;
+  const int64_t wanted_unit = static_cast<int64_t>(*unit);
   absl::Status each = EachRow(*statement, [&](const SqliteStatement& row) {
     Group& group = groups[std::string(row.Text(0))];
+    if (row.Int(5) != wanted_unit) {
+      group.other_unit_total += row.Int(3);
+      return absl::OkStatus();
+    }
     group.total += row.Int(3);
     group.by_state[static_cast<int32_t>(row.Int(2))] += row.Int(3);
     group.types.insert(static_cast<int32_t>(row.Int(1)));
@@ -252,7 +264,11 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   });
   if (!each.ok()) return each;
   std::vector<std::pair<const std::string*, const Group*>> ordered;
-  for (const auto& [key, group] : groups) ordered.emplace_back(&key, &group);
+  for (const auto& [key, group] : groups) {
+    // A value seen only in the other unit (a function of superseded
+    // attempts alone) is no row of this one.
+    if (group.total > 0) ordered.emplace_back(&key, &group);
+  }
   std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
     return a.second->total != b.second->total ? a.second->total > b.second->total
                                               : *a.first < *b.first;
@@ -270,6 +286,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
       g["task_types"] = std::move(types);
     }
     g["total"] = group.total;
+    g[*unit == CountUnit::kTasks ? "attempts" : "tasks"] = group.other_unit_total;
     json by_state = json::object();
     for (const auto& [state, count] : group.by_state) by_state[TaskStateName(state)] = count;
     g["by_state"] = std::move(by_state);
@@ -282,6 +299,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
   out["by"] = by;
+  out["unit"] = UnitName(*unit);
   out["job_id"] = job ? json(strings::ToLower(*job)) : json(nullptr);
   out["groups"] = std::move(out_groups);
   out["next_cursor"] =

@@ -3,6 +3,7 @@
 #include "common/text.h"
 #include "history/api/param_parsing.h"
 #include "history/fold/task_record.h"
+#include "history/index/duration_stats.h"
 #include "history/index/index_writer.h"
 #include "src/ray/protobuf/common.pb.h"
 
@@ -112,8 +113,30 @@ const TaskSort* FindTaskSort(std::string_view name) {
   return nullptr;
 }
 
-absl::StatusOr<SqlClause> HistoryTaskFilters(const QueryParams& params) {
-  SqlClause out;
+absl::StatusOr<CountUnit> UnitParam(const QueryParams& params) {
+  const std::string unit = params.Get("unit").value_or("tasks");
+  if (unit == "tasks") return CountUnit::kTasks;
+  if (unit == "attempts") return CountUnit::kAttempts;
+  return BadParameter("unit: expected tasks or attempts");
+}
+
+std::string_view UnitName(CountUnit unit) {
+  return unit == CountUnit::kTasks ? "tasks" : "attempts";
+}
+
+absl::StatusOr<TaskFilters> HistoryTaskFilters(const QueryParams& params, CountUnit unit) {
+  TaskFilters filters;
+  SqlClause& out = filters.clause;
+  if (unit == CountUnit::kTasks) out.Sql(" AND t.latest = 1");
+  if (auto outcome = params.Get("outcome")) {
+    if (*outcome == "finally_failed") {
+      out.Sql(" AND t.latest = 1 AND t.state = ?").Int(kFailed);
+    } else if (*outcome == "recovered") {
+      out.Sql(" AND t.latest = 1 AND t.state = ? AND t.attempt > 0").Int(kFinished);
+    } else {
+      return BadParameter("outcome: expected finally_failed or recovered");
+    }
+  }
   for (const TaskField& field : kTaskFields) {
     if (field.key.empty()) continue;
     // Enum values may be listed with commas; names and ids only by
@@ -128,6 +151,7 @@ absl::StatusOr<SqlClause> HistoryTaskFilters(const QueryParams& params) {
       if (!converted.ok()) return converted.status();
       for (SqlValue& value : *converted) values.push_back(std::move(value));
     }
+    filters.equalities.push_back({&field, values});
     AppendIn(field, std::move(values), false, out);
   }
   for (const TaskRange& range : kTaskRanges) {
@@ -138,7 +162,21 @@ absl::StatusOr<SqlClause> HistoryTaskFilters(const QueryParams& params) {
       out.Int(static_cast<int64_t>(*ms * 1e6));
     }
   }
-  return out;
+  for (const TaskBand& band : kTaskBands) {
+    std::optional<std::string> gt = params.Get(band.gt_key);
+    std::optional<std::string> le = params.Get(band.le_key);
+    if (!gt && !le) continue;
+    absl::StatusOr<int64_t> lower =
+        gt ? ParseIntParam(band.gt_key, *gt, -1, INT64_MAX / 1000) : absl::StatusOr<int64_t>(-1);
+    absl::StatusOr<int64_t> upper = le ? ParseIntParam(band.le_key, *le, 0, INT64_MAX / 1000)
+                                       : absl::StatusOr<int64_t>(INT64_MAX / 1000);
+    if (!lower.ok()) return lower.status();
+    if (!upper.ok()) return upper.status();
+    const NsRange range = DurationStats::NsRangeOfUs(*lower, *upper);
+    strings::Append(out.sql, " AND ", band.column, " BETWEEN ? AND ?");
+    out.Int(range.min_ns).Int(range.max_ns);
+  }
+  return filters;
 }
 
 std::vector<std::string_view> HistoryTaskFilterNames() {
@@ -147,6 +185,12 @@ std::vector<std::string_view> HistoryTaskFilterNames() {
     if (!field.key.empty()) names.push_back(field.key);
   }
   for (const TaskRange& range : kTaskRanges) names.push_back(range.key);
+  for (const TaskBand& band : kTaskBands) {
+    names.push_back(band.gt_key);
+    names.push_back(band.le_key);
+  }
+  names.push_back("unit");
+  names.push_back("outcome");
   return names;
 }
 

@@ -31,22 +31,31 @@ struct TaskField {
   std::string_view column;   // over the task alias `t`
   FieldKind kind;
   bool lowercase = false;  // ids kept in lowercase hex (job and node ids)
+  // The index on (session_id, column, ...) that an equality on this field
+  // can lead with; "" when none.
+  std::string_view index = "";
+  // The summary dimension (SummaryDim) whose values count this field's
+  // values, for the planner's estimate; -1 when none (a state is counted by
+  // the summary's state column, dimension 0).
+  int summary_dim = -1;
 };
 
 inline constexpr TaskField kTaskFields[] = {
-    {"state", "state", "t.state", FieldKind::kTaskState},
+    {"state", "state", "t.state", FieldKind::kTaskState, false, "tasks_by_state", 0},
     {"raw_state", "", "t.raw_state", FieldKind::kTaskState},
     {"type", "type", "t.type", FieldKind::kTaskType},
-    {"error_type", "error_type", "t.error_type", FieldKind::kErrorType},
-    {"function", "func_or_class_name", "t.func_id", FieldKind::kNameRef},
-    {"node_id", "node_id", "t.node_id", FieldKind::kNameRef, true},
-    {"exception", "", "t.exception_id", FieldKind::kNameRef},
-    {"name", "name", "t.name", FieldKind::kText},
-    {"job_id", "job_id", "t.job_id", FieldKind::kText, true},
-    {"task_id", "task_id", "t.task_id", FieldKind::kHexId},
+    {"error_type", "error_type", "t.error_type", FieldKind::kErrorType, false,
+     "tasks_by_error_type", 2},
+    {"function", "func_or_class_name", "t.func_id", FieldKind::kNameRef, false, "tasks_by_func",
+     1},
+    {"node_id", "node_id", "t.node_id", FieldKind::kNameRef, true, "tasks_by_node", 3},
+    {"exception", "", "t.exception_id", FieldKind::kNameRef, false, "tasks_by_exception"},
+    {"name", "name", "t.name", FieldKind::kText, false, "tasks_by_name"},
+    {"job_id", "job_id", "t.job_id", FieldKind::kText, true, "tasks_by_job", 0},
+    {"task_id", "task_id", "t.task_id", FieldKind::kHexId, false, "tasks_by_key"},
     {"worker_id", "worker_id", "t.worker_id", FieldKind::kHexId},
     {"actor_id", "actor_id", "t.actor_id", FieldKind::kHexId},
-    {"attempt", "attempt_number", "t.attempt", FieldKind::kInt},
+    {"attempt", "attempt_number", "t.attempt", FieldKind::kInt, false, "tasks_by_attempt"},
     {"worker_pid", "worker_pid", "t.worker_pid", FieldKind::kInt},
 };
 
@@ -72,37 +81,75 @@ inline constexpr TaskRange kTaskRanges[] = {
     {"max_total_ms", "t.total_ns >= 0 AND t.total_ns <= ?"},
 };
 
-// The task list's sort columns. Text columns compare as text, the others
-// as integers (unknown times and durations are -1).
+// The task list's sort columns, each served by its index on (session_id,
+// column, start_ns) (tasks_by_start: (session_id, start_ns)): a page is one
+// seek to the cursor (column, start_ns, row id) and a walk along the index,
+// at page 5,000 as at page 1. Function, node and exception sort by the id
+// of their name (first seen first: a value's rows together, not in
+// alphabetical order). Nothing else is sortable.
 struct TaskSort {
   std::string_view name;
-  std::string_view expression;
-  bool text;
+  std::string_view column;  // the first sort key over `t`
+  bool text;                // compares as text (else as an integer)
+  std::string_view index;
+  bool by_start_too = true;  // start_ns is the second key (not for start_time itself)
 };
 
 inline constexpr TaskSort kTaskSorts[] = {
-    {"start_time", "t.start_ns", false},
-    {"end_time", "t.end_ns", false},
-    {"creation_time", "t.creation_ns", false},
-    {"pending_duration", "t.pending_ns", false},
-    {"running_duration", "t.running_ns", false},
-    {"total_duration", "t.total_ns", false},
-    {"state", "t.state", false},
-    {"attempt", "t.attempt", false},
-    {"worker_pid", "t.worker_pid", false},
-    {"error_type", "t.error_type", false},
-    {"job_id", "t.job_id", true},
-    {"name", "t.name", true},
-    {"function", "f.text", true},
-    {"node_id", "n.text", true},
-    {"exception", "e.text", true},
+    {"start_time", "t.start_ns", false, "tasks_by_start", false},
+    {"end_time", "t.end_ns", false, "tasks_by_end"},
+    {"creation_time", "t.creation_ns", false, "tasks_by_creation"},
+    {"pending_duration", "t.pending_ns", false, "tasks_by_pending"},
+    {"running_duration", "t.running_ns", false, "tasks_by_running"},
+    {"total_duration", "t.total_ns", false, "tasks_by_total"},
+    {"state", "t.state", false, "tasks_by_state"},
+    {"attempt", "t.attempt", false, "tasks_by_attempt"},
+    {"error_type", "t.error_type", false, "tasks_by_error_type"},
+    {"job_id", "t.job_id", true, "tasks_by_job"},
+    {"name", "t.name", true, "tasks_by_name"},
+    {"function", "t.func_id", false, "tasks_by_func"},
+    {"node_id", "t.node_id", false, "tasks_by_node"},
+    {"exception", "t.exception_id", false, "tasks_by_exception"},
 };
 
 const TaskSort* FindTaskSort(std::string_view name);
 
-// The history's task filters and ranges as " AND ..." over `t`; an unknown
-// state, type or error type is a 400 naming the parameter.
-absl::StatusOr<SqlClause> HistoryTaskFilters(const QueryParams& params);
+// What a count counts (the summary table's `unit`): every attempt, or each
+// task once, by its latest attempt (the default of every history route;
+// Ray's State API counts attempts, as Ray does).
+enum class CountUnit : int { kAttempts = 0, kTasks = 1 };
+// `unit` = tasks (default) | attempts.
+absl::StatusOr<CountUnit> UnitParam(const QueryParams& params);
+std::string_view UnitName(CountUnit unit);
+
+// Duration bands in whole microseconds, (gt_us, le_us], exactly a
+// histogram bucket's bounds: the list filtered by a bucket's bounds holds
+// exactly the bucket's tasks (DurationStats::NsRangeOfUs).
+struct TaskBand {
+  std::string_view gt_key, le_key;
+  std::string_view column;
+};
+inline constexpr TaskBand kTaskBands[] = {
+    {"pending_gt_us", "pending_le_us", "t.pending_ns"},
+    {"running_gt_us", "running_le_us", "t.running_ns"},
+    {"total_gt_us", "total_le_us", "t.total_ns"},
+};
+
+// The history's task filters, ranges, bands, `outcome` (finally_failed: the
+// latest attempt FAILED; recovered: the latest attempt FINISHED after an
+// earlier one) and the unit's rows (tasks: latest attempts only) as
+// " AND ..." over `t`; an unknown state, type or error type is a 400 naming
+// the parameter.
+struct EqualityFilter {
+  const TaskField* field;
+  std::vector<SqlValue> values;
+};
+struct TaskFilters {
+  SqlClause clause;
+  // The equality filters among them, for the planner.
+  std::vector<EqualityFilter> equalities;
+};
+absl::StatusOr<TaskFilters> HistoryTaskFilters(const QueryParams& params, CountUnit unit);
 // Every parameter name the history's filters take.
 std::vector<std::string_view> HistoryTaskFilterNames();
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "history/api/api_server.h"
+#include "history/api/task_fields.h"
 #include "history/fold/reducer.h"
 #include "history/index/index_schema.h"
 #include "history/index/index_writer.h"
@@ -160,13 +161,15 @@ TEST_F(ApiTest, GroupsByFunctionCarryCountsAndDistributions) {
 }
 
 TEST_F(ApiTest, CursorPagesAddUpToEveryTaskInOrder) {
-  for (const std::string sort : {"start_time", "function", "running_duration"}) {
+  for (const TaskSort& sort_column : kTaskSorts) {
+    const std::string sort(sort_column.name);
     for (const std::string order : {"asc", "desc"}) {
       std::set<std::pair<std::string, int64_t>> seen;
       std::string cursor;
       json previous;
       for (int page = 0; page < 1000; ++page) {
-        std::string target = "/api/history/v1/tasks?limit=7&sort=" + sort + "&order=" + order;
+        std::string target =
+            "/api/history/v1/tasks?unit=attempts&limit=7&sort=" + sort + "&order=" + order;
         if (!cursor.empty()) target += "&cursor=" + cursor;
         auto [status, body] = Get(target);
         ASSERT_EQ(status, 200) << body;
@@ -599,6 +602,138 @@ TEST_F(ApiTest, RayTaskListStopsAtTheAnswerByteLimit) {
   EXPECT_EQ(result["num_after_truncation"], result["result"].size());
   EXPECT_FALSE(result["partial_failure_warning"].get<std::string>().empty());
   EXPECT_LE(result["result"].dump().size(), 4096u + 64u);
+}
+
+}  // namespace
+}  // namespace rayagg::history
+
+namespace rayagg::history {
+namespace {
+
+// The latest attempt of each task id, as the index's tasks unit counts.
+std::map<std::string, const TaskRecord*> LatestAttempts(const FoldedSession& folded) {
+  std::map<std::string, const TaskRecord*> latest;
+  for (const auto& [key, task] : folded.tasks) {
+    const TaskRecord*& slot = latest[task.task_id];
+    if (slot == nullptr || slot->attempt < task.attempt) slot = &task;
+  }
+  return latest;
+}
+
+TEST_F(ApiTest, TasksCountByTheirLatestAttemptAndAttemptsBesideThem) {
+  const auto latest = LatestAttempts(expected_);
+  ASSERT_LT(latest.size(), expected_.tasks.size()) << "the random session has no retries";
+  auto [status, counts] = Get("/api/history/v1/counts");
+  ASSERT_EQ(status, 200) << counts;
+  EXPECT_EQ(counts["unit"], "tasks");
+  EXPECT_EQ(counts["total"], latest.size());
+  EXPECT_EQ(counts["tasks"], latest.size());
+  EXPECT_EQ(counts["attempts"], expected_.tasks.size());
+  std::map<std::string, int64_t> want;
+  for (const auto& [id, task] : latest) ++want[TaskStateName(StateOf(*task))];
+  EXPECT_EQ(counts["by_state"], json(want));
+  EXPECT_EQ(Get("/api/history/v1/counts?unit=attempts").second["total"], expected_.tasks.size());
+  EXPECT_EQ(Get("/api/history/v1/counts?unit=runs").first, 400);
+
+  // The list holds each task once, at its latest attempt.
+  auto [s2, list] = Get("/api/history/v1/tasks?limit=10000");
+  ASSERT_EQ(s2, 200) << list;
+  ASSERT_EQ(list["tasks"].size(), latest.size());
+  for (const json& task : list["tasks"]) {
+    const TaskRecord* want_task = latest.at(task["task_id"].get<std::string>());
+    EXPECT_EQ(task["attempt"], want_task->attempt);
+    EXPECT_EQ(task["attempts"], want_task->attempt + 1);
+    EXPECT_TRUE(task["latest"].get<bool>());
+  }
+  // Groups agree with the counts in both units.
+  auto [s3, groups] = Get("/api/history/v1/groups?by=job");
+  ASSERT_EQ(s3, 200) << groups;
+  int64_t tasks = 0, attempts = 0;
+  for (const json& group : groups["groups"]) {
+    tasks += group["total"].get<int64_t>();
+    attempts += group["attempts"].get<int64_t>();
+  }
+  EXPECT_EQ(tasks, static_cast<int64_t>(latest.size()));
+  EXPECT_EQ(attempts, static_cast<int64_t>(expected_.tasks.size()));
+}
+
+TEST_F(ApiTest, OutcomesTellFinallyFailedFromRecovered) {
+  size_t finally_failed = 0, recovered = 0;
+  for (const auto& [id, task] : LatestAttempts(expected_)) {
+    finally_failed += StateOf(*task) == kFailed ? 1 : 0;
+    recovered += StateOf(*task) == kFinished && task->attempt > 0 ? 1 : 0;
+  }
+  ASSERT_GT(recovered, 0u) << "the random session has no recovered task";
+  auto [s1, failed] = Get("/api/history/v1/tasks?outcome=finally_failed&limit=10000");
+  ASSERT_EQ(s1, 200) << failed;
+  EXPECT_EQ(failed["tasks"].size(), finally_failed);
+  auto [s2, ok] = Get("/api/history/v1/tasks?outcome=recovered&limit=10000");
+  ASSERT_EQ(s2, 200) << ok;
+  EXPECT_EQ(ok["tasks"].size(), recovered);
+  for (const json& task : ok["tasks"]) {
+    EXPECT_EQ(task["state"], "FINISHED");
+    EXPECT_GT(task["attempt"].get<int64_t>(), 0);
+  }
+  EXPECT_EQ(Get("/api/history/v1/tasks?outcome=maybe").first, 400);
+}
+
+// A histogram bucket is a filter: the list with its bounds holds exactly
+// its count, in both units and for every duration.
+TEST_F(ApiTest, EveryHistogramBucketIsExactlyItsTasks) {
+  for (const std::string unit : {"tasks", "attempts"}) {
+    auto [status, groups] = Get("/api/history/v1/groups?by=function&unit=" + unit);
+    ASSERT_EQ(status, 200) << groups;
+    int checked = 0;
+    for (const json& group : groups["groups"]) {
+      for (const std::string duration : {"pending", "running", "total"}) {
+        for (const json& bucket : group["durations"][duration]["histogram"]) {
+          const std::string target =
+              "/api/history/v1/tasks?limit=10000&unit=" + unit +
+              "&function=" + Escape(group["key"].get<std::string>()) + "&" + duration +
+              "_gt_us=" + std::to_string(bucket["gt_us"].get<int64_t>()) + "&" + duration +
+              "_le_us=" + std::to_string(bucket["le_us"].get<int64_t>());
+          auto [s, list] = Get(target);
+          ASSERT_EQ(s, 200) << list;
+          EXPECT_EQ(list["tasks"].size(), bucket["count"].get<size_t>()) << target;
+          ++checked;
+        }
+      }
+    }
+    EXPECT_GT(checked, 0);
+  }
+  EXPECT_EQ(Get("/api/history/v1/tasks?total_gt_us=x").first, 400);
+}
+
+TEST_F(ApiTest, OnlyIndexedColumnsSort) {
+  EXPECT_EQ(Get("/api/history/v1/tasks?sort=worker_pid").first, 400);
+  // Both plans (a filter's index then a sort, or the sort's index with the
+  // filter checked row by row) page through exactly what the filter keeps.
+  for (const int64_t max_rows_sorted : {int64_t{0}, int64_t{1'000'000}}) {
+    QueryLimits limits;
+    limits.max_rows_sorted_per_page = max_rows_sorted;
+    HistoryQueries queries(*db_, limits);
+    for (const std::string filter : {"state=FAILED", "state=FINISHED,FAILED,RUNNING&function=f1"}) {
+      for (const TaskSort& sort : kTaskSorts) {
+        std::set<std::pair<std::string, int64_t>> seen;
+        std::string cursor;
+        for (int page = 0; page < 1000; ++page) {
+          absl::StatusOr<QueryParams> params = QueryParams::FromTarget(
+              "/t?unit=attempts&limit=3&sort=" + std::string(sort.name) + "&" + filter +
+              (cursor.empty() ? std::string() : "&cursor=" + cursor));
+          ASSERT_TRUE(params.ok());
+          absl::StatusOr<json> body = queries.Tasks(*params);
+          ASSERT_TRUE(body.ok()) << body.status();
+          for (const json& task : (*body)["tasks"]) {
+            EXPECT_TRUE(seen.emplace(task["task_id"], task["attempt"].get<int64_t>()).second);
+          }
+          if ((*body)["next_cursor"].is_null()) break;
+          cursor = (*body)["next_cursor"];
+        }
+        auto [s, all] = Get("/api/history/v1/tasks?unit=attempts&limit=10000&" + filter);
+        EXPECT_EQ(seen.size(), all["tasks"].size()) << filter << " " << sort.name;
+      }
+    }
+  }
 }
 
 }  // namespace
