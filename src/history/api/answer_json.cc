@@ -76,7 +76,8 @@ json DistributionJson(const DurationStats& stats) {
     const bool last = upper_ns == INT64_MAX;
     const int64_t le_us = last ? INT64_MAX / 1000 : upper_ns / 1000 - 1;
     const int64_t gt_us = upper_ns == 1000 ? -1 : (last ? (int64_t{1} << 53) : upper_ns / 2000) - 1;
-    buckets.push_back({{"gt_us", gt_us}, {"le_us", le_us}, {"le_ms", ms(upper_ns)}, {"count", count}});
+    buckets.push_back(
+        {{"gt_us", gt_us}, {"le_us", le_us}, {"le_ms", ms(upper_ns)}, {"count", count}});
   }
   out["histogram"] = std::move(buckets);
   return out;

@@ -195,7 +195,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Job(const QueryParams& params) {
   if (known) {
     if (absl::Status decoded = DecodeRecord(statement->Blob(0), job); !decoded.ok()) return decoded;
   }
-  absl::StatusOr<nlohmann::json> counts = CountsOf(*session, *job_id, static_cast<int>(CountUnit::kTasks));
+  absl::StatusOr<nlohmann::json> counts =
+      CountsOf(*session, *job_id, static_cast<int>(CountUnit::kTasks));
   if (!counts.ok()) return counts.status();
   if (!known && (*counts)["total"] == 0) return absl::NotFoundError("no such job in this session");
   out["session"] = strings::Cat(session->cluster, "/", session->name);
@@ -230,8 +231,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Job(const QueryParams& params) {
   }
   out["transitions"] = std::move(transitions);
   out["tasks"] = {{"total", (*counts)["total"]},
-                     {"attempts", (*counts)["attempts"]},
-                     {"by_state", (*counts)["by_state"]}};
+                  {"attempts", (*counts)["attempts"]},
+                  {"by_state", (*counts)["by_state"]}};
   return out;
 }
 

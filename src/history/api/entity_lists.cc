@@ -4,8 +4,8 @@
 #include "history/api/answer_json.h"
 #include "history/api/param_parsing.h"
 #include "history/api/queries.h"
-#include "history/api/task_fields.h"
 #include "history/api/sql_clause.h"
+#include "history/api/task_fields.h"
 #include "history/fold/record_codec.h"
 
 namespace rayagg::history {
@@ -107,8 +107,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Jobs(const QueryParams& params) {
   if (!each.ok()) return each;
   // Task counts per job, from the summaries (one read per job of the page).
   for (json& item : jobs) {
-    absl::StatusOr<json> counts = CountsOf(*session, item["job_id"].get<std::string>(),
-                                         static_cast<int>(CountUnit::kTasks));
+    absl::StatusOr<json> counts =
+        CountsOf(*session, item["job_id"].get<std::string>(), static_cast<int>(CountUnit::kTasks));
     if (!counts.ok()) return counts.status();
     item["tasks"] = {{"total", (*counts)["total"]},
                      {"attempts", (*counts)["attempts"]},

@@ -141,8 +141,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
   int64_t total = 0, filtered = 0;
   {
     absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND dim = "
-        "0");
+        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND "
+        "dim = 0");
     if (!count.ok()) return count.status();
     count->Bind(1, session->id);
     absl::StatusOr<bool> row = count->Step();
@@ -156,8 +156,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
       count
           .Sql(
               "SELECT coalesce(sum(count), 0) FROM summary t WHERE t.session_id = ? AND unit = 0 "
-              "AND "
-              "dim = 1")
+              "AND dim = 1")
           .Int(session->id);
       if (*exclude_driver) count.Sql(" AND t.task_type != ?").Int(ray::rpc::DRIVER_TASK);
     } else {
@@ -232,8 +231,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
   int64_t total = 0;
   {
     absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND dim = "
-        "0");
+        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND "
+        "dim = 0");
     if (!count.ok()) return count.status();
     count->Bind(1, session->id);
     absl::StatusOr<bool> row = count->Step();
@@ -256,7 +255,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
     query
         .Sql(
             "SELECT value, task_type, state, sum(count) FROM summary WHERE session_id = ? AND "
-            "dim = 1 AND task_type != ?")
+            "unit = 0 AND dim = 1 AND task_type != ?")
         .Int(session->id)
         .Int(ray::rpc::DRIVER_TASK);
     if (job) query.Sql(" AND job_id = ?").Text(*job);

@@ -188,8 +188,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::CountsOf(const SessionRow& sessio
 }
 
 absl::StatusOr<nlohmann::json> HistoryQueries::Counts(const QueryParams& params) {
-  if (absl::Status known = RequireKnownParams(params, {"session", "job_id", "unit"});
-      !known.ok()) {
+  if (absl::Status known = RequireKnownParams(params, {"session", "job_id", "unit"}); !known.ok()) {
     return known;
   }
   absl::StatusOr<CountUnit> unit = UnitParam(params);
@@ -231,8 +230,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Groups(const QueryParams& params)
   // beside them ("1,204 tasks · 1,260 attempts").
   SqlClause clause;
   clause
-      .Sql("SELECT value, task_type, state, count, stats, unit FROM summary WHERE session_id=? "
-           "AND dim=?")
+      .Sql(
+          "SELECT value, task_type, state, count, stats, unit FROM summary WHERE session_id=? "
+          "AND dim=?")
       .Int(session->id)
       .Int(static_cast<int64_t>(dim));
   std::optional<std::string> job = params.Get("job_id");

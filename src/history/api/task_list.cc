@@ -46,9 +46,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   if (!unit.ok()) return unit.status();
   absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
   if (!filters.ok()) return filters.status();
-  absl::StatusOr<std::string_view> index =
-      ChooseTaskIndex(db_, session->id, *sort, filters->equalities,
-                      limits_.max_rows_sorted_per_page);
+  absl::StatusOr<std::string_view> index = ChooseTaskIndex(
+      db_, session->id, *sort, filters->equalities, limits_.max_rows_sorted_per_page);
   if (!index.ok()) return index.status();
 
   // The keys, in order: the sort column, start time (unless that is the
@@ -87,12 +86,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
     if (sort->by_start_too) query.Int((*cursor)[3].get<int64_t>());
     query.Int((*cursor)[4].get<int64_t>());
   }
-  std::string order_by;
-  for (std::string_view key : {std::string_view(sort->column), std::string_view("t.start_ns"),
-                               std::string_view("t.id")}) {
-    if (key == "t.start_ns" && !sort->by_start_too) continue;
-    strings::Append(order_by, order_by.empty() ? "" : ", ", key, " ", order);
-  }
+  std::string order_by = strings::Cat(sort->column, " ", order);
+  if (sort->by_start_too) strings::Append(order_by, ", t.start_ns ", order);
+  strings::Append(order_by, ", t.id ", order);
   strings::Append(query.sql, " ORDER BY ", order_by, " LIMIT ?");
   query.Int(*limit + 1);
   absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);

@@ -114,11 +114,11 @@ TEST_F(ApiTest, SessionsAndCountsMatchTheEvents) {
   const json& newest = body["sessions"][0];
   EXPECT_EQ(newest["cluster"], "rayjob/team-a/nightly/cluster-1");
   EXPECT_EQ(newest["session_name"], "session_2026-01-02_00-00-00_000000_1");
-  EXPECT_EQ(newest["tasks"]["total"], expected_.tasks.size());
+  EXPECT_EQ(newest["tasks"]["attempts"], expected_.tasks.size());
 
   std::map<std::string, int64_t> want;
   for (const auto& [key, task] : expected_.tasks) ++want[TaskStateName(StateOf(task))];
-  auto [s2, counts] = Get("/api/history/v1/counts");
+  auto [s2, counts] = Get("/api/history/v1/counts?unit=attempts");
   ASSERT_EQ(s2, 200);
   EXPECT_EQ(counts["total"], expected_.tasks.size());
   for (const auto& [state, count] : want) EXPECT_EQ(counts["by_state"][state], count) << state;
@@ -127,7 +127,7 @@ TEST_F(ApiTest, SessionsAndCountsMatchTheEvents) {
   const std::string job = expected_.jobs.begin()->first;
   int64_t job_total = 0;
   for (const auto& [key, task] : expected_.tasks) job_total += task.job_id() == job ? 1 : 0;
-  auto [s3, job_counts] = Get("/api/history/v1/counts?job_id=" + job);
+  auto [s3, job_counts] = Get("/api/history/v1/counts?unit=attempts&job_id=" + job);
   ASSERT_EQ(s3, 200);
   EXPECT_EQ(job_counts["total"], job_total);
 }
@@ -137,7 +137,7 @@ TEST_F(ApiTest, GroupsByFunctionCarryCountsAndDistributions) {
   for (const auto& [key, task] : expected_.tasks) {
     ++want[task.definition.has() ? task.definition.value.func_name : ""];
   }
-  auto [status, body] = Get("/api/history/v1/groups?by=function");
+  auto [status, body] = Get("/api/history/v1/groups?by=function&unit=attempts");
   ASSERT_EQ(status, 200) << body;
   ASSERT_EQ(body["groups"].size(), want.size());
   for (const json& group : body["groups"]) {
@@ -151,7 +151,7 @@ TEST_F(ApiTest, GroupsByFunctionCarryCountsAndDistributions) {
     EXPECT_EQ(histogram_total, running["count"]);
   }
   for (const char* by : {"error_type", "job", "node"}) {
-    auto [s, b] = Get(std::string("/api/history/v1/groups?by=") + by);
+    auto [s, b] = Get(std::string("/api/history/v1/groups?unit=attempts&by=") + by);
     EXPECT_EQ(s, 200) << by;
     int64_t total = 0;
     for (const json& group : b["groups"]) total += group["total"].get<int64_t>();
@@ -198,7 +198,7 @@ TEST_F(ApiTest, CursorPagesAddUpToEveryTaskInOrder) {
 TEST_F(ApiTest, FiltersSelectExactlyTheMatchingTasks) {
   size_t failed = 0;
   for (const auto& [key, task] : expected_.tasks) failed += StateOf(task) == kFailed ? 1 : 0;
-  auto [status, body] = Get("/api/history/v1/tasks?state=FAILED&limit=10000");
+  auto [status, body] = Get("/api/history/v1/tasks?unit=attempts&state=FAILED&limit=10000");
   ASSERT_EQ(status, 200);
   EXPECT_EQ(body["tasks"].size(), failed);
   for (const json& task : body["tasks"]) {
@@ -206,9 +206,10 @@ TEST_F(ApiTest, FiltersSelectExactlyTheMatchingTasks) {
     EXPECT_EQ(task["exception"], "ValueError");
     EXPECT_EQ(task["error_type"], "TASK_EXECUTION_EXCEPTION");
   }
-  auto [s2, by_exception] = Get("/api/history/v1/tasks?exception=ValueError&limit=10000");
+  auto [s2, by_exception] =
+      Get("/api/history/v1/tasks?unit=attempts&exception=ValueError&limit=10000");
   EXPECT_EQ(by_exception["tasks"].size(), failed);
-  auto [s3, slow] = Get("/api/history/v1/tasks?min_running_ms=0&limit=10000");
+  auto [s3, slow] = Get("/api/history/v1/tasks?unit=attempts&min_running_ms=0&limit=10000");
   size_t ran = 0;
   for (const auto& [key, task] : expected_.tasks) ran += DurationsOf(task).running_ns != kNoTime;
   EXPECT_EQ(slow["tasks"].size(), ran);
@@ -244,7 +245,7 @@ TEST_F(ApiTest, HostileParametersAreValuesNeverSql) {
         400);
   }
   // The index is intact after all of that.
-  EXPECT_EQ(Get("/api/history/v1/counts").second["total"], expected_.tasks.size());
+  EXPECT_EQ(Get("/api/history/v1/counts").second["attempts"], expected_.tasks.size());
   EXPECT_EQ(Get("/api/history/v1/tasks?state=RUNNING%27").first, 400);
   EXPECT_EQ(Get("/api/history/v1/tasks?cursor=%ZZ").first, 400);
 }
@@ -547,7 +548,7 @@ TEST_F(ApiTest, ActorAndJobListsPageThroughEveryEntity) {
     ASSERT_EQ(status, 200) << body;
     for (const json& job : body["jobs"]) {
       EXPECT_TRUE(jobs.insert(job["job_id"].get<std::string>()).second);
-      tasks += job["tasks"]["total"].get<int64_t>();
+      tasks += job["tasks"]["attempts"].get<int64_t>();
     }
     if (body["next_cursor"].is_null()) break;
     cursor = body["next_cursor"].get<std::string>();

@@ -103,7 +103,8 @@ class TaskExportTest : public ::testing::Test {
 
 TEST_F(TaskExportTest, CsvHoldsEveryTaskOnceAcrossPages) {
   size_t chunks = 0;
-  const std::string csv = ExportAll("/x?format=csv&sort=total_duration&order=desc", 3, &chunks);
+  const std::string csv =
+      ExportAll("/x?format=csv&unit=attempts&sort=total_duration&order=desc", 3, &chunks);
   const auto records = ParseCsv(csv);
   ASSERT_FALSE(records.empty());
   EXPECT_EQ(records[0][0], "task_id");
@@ -123,7 +124,8 @@ TEST_F(TaskExportTest, CsvHoldsEveryTaskOnceAcrossPages) {
 
 TEST_F(TaskExportTest, NdjsonHoldsEveryTaskOnce) {
   size_t chunks = 0;
-  const std::string ndjson = ExportAll("/x?format=ndjson&state=FAILED,FINISHED", 4, &chunks);
+  const std::string ndjson =
+      ExportAll("/x?format=ndjson&unit=attempts&state=FAILED,FINISHED", 4, &chunks);
   size_t lines = 0, start = 0;
   size_t want = 0;
   for (const auto& [key, task] : expected_.tasks) {
