@@ -70,4 +70,51 @@ absl::Status GzipCompress(std::span<const std::string_view> parts, std::string& 
   return absl::OkStatus();
 }
 
+struct GzipStreamEncoder::State {
+  z_stream stream{};
+  bool initialized = false;
+  bool finished = false;
+};
+
+GzipStreamEncoder::GzipStreamEncoder(int level) : state_(std::make_unique<State>()) {
+  state_->initialized = deflateInit2(&state_->stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel,
+                                     Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+GzipStreamEncoder::~GzipStreamEncoder() {
+  if (state_->initialized) deflateEnd(&state_->stream);
+}
+
+absl::Status GzipStreamEncoder::Add(std::string_view in, bool finish, std::string& out) {
+  if (!state_->initialized) return absl::ResourceExhaustedError("zlib deflateInit2 failed");
+  if (state_->finished) return absl::FailedPreconditionError("gzip stream already finished");
+  // Nothing to flush: zlib would answer Z_BUF_ERROR, and an empty piece
+  // needs no bytes.
+  if (in.empty() && !finish) return absl::OkStatus();
+  z_stream& stream = state_->stream;
+  const int flush = finish ? Z_FINISH : Z_SYNC_FLUSH;
+  size_t consumed = 0;
+  for (;;) {
+    const size_t in_chunk = std::min(in.size() - consumed, kMaxChunk);
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + consumed));
+    stream.avail_in = static_cast<uInt>(in_chunk);
+    const size_t before = out.size();
+    const size_t room = std::min<size_t>(in_chunk / 2 + 16 * 1024, kMaxChunk);
+    out.resize(before + room);
+    stream.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+    stream.avail_out = static_cast<uInt>(room);
+    const int result = deflate(&stream, consumed + in_chunk == in.size() ? flush : Z_NO_FLUSH);
+    consumed += in_chunk - stream.avail_in;
+    out.resize(before + room - stream.avail_out);
+    if (result == Z_STREAM_ERROR) return absl::InternalError("zlib deflate failed");
+    if (result == Z_STREAM_END) {
+      state_->finished = true;
+      return absl::OkStatus();
+    }
+    // Done when all input is in and zlib left output space unused (it has
+    // emitted everything the flush asked for); Z_FINISH goes on to the end.
+    if (consumed == in.size() && stream.avail_out != 0 && !finish) return absl::OkStatus();
+  }
+}
+
 }  // namespace rayagg

@@ -8,6 +8,9 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "common/text.h"
+#include "http/accept_encoding.h"
+#include "http/gzip.h"
 
 namespace rayagg {
 namespace {
@@ -60,14 +63,35 @@ std::string AllowHeader(const std::vector<http::verb>& methods) {
   return allow;
 }
 
-// A response written when no request could be read completely.
-HttpServerResponse ErrorWithoutRequest(http::status status, std::string body) {
-  HttpServerResponse response{status, 11};
-  response.set(http::field::content_type, "text/plain; charset=utf-8");
-  response.keep_alive(false);
-  response.body() = std::move(body);
-  response.prepare_payload();
-  return response;
+// Every answer, whole or streamed: browsers must not guess a type other
+// than the one declared (a JSON answer holding markup is not a page).
+void SetCommonFields(http::fields& fields) { fields.set("X-Content-Type-Options", "nosniff"); }
+
+// A JSON string literal for `text` (the server's own fixed messages).
+std::string JsonString(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[(c >> 4) & 0xf];
+      out += kHex[c & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// The Host header of a request, nullopt when there is none.
+std::optional<std::string_view> HostHeaderOf(const HttpRequest::header_type& header) {
+  const auto host = header.find(http::field::host);
+  if (host == header.end()) return std::nullopt;
+  return ToStd(host->value());
 }
 
 }  // namespace
@@ -114,24 +138,112 @@ void HttpResponder::operator()(HttpServerResponse response) const {
 HttpServer::HttpServer(asio::io_context& io_context, HttpServerOptions options)
     : io_context_(io_context),
       options_(std::move(options)),
+      allowed_hosts_(options_.allowed_hosts),
       acceptor_strand_(asio::make_strand(io_context)),
       acceptor_(acceptor_strand_) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddRoute(std::string path, std::vector<http::verb> methods, HttpHandler handler) {
-  routes_[std::move(path)] = Route{std::move(methods), std::move(handler), nullptr, nullptr};
+  routes_[std::move(path)] = Route{.methods = std::move(methods), .handler = std::move(handler)};
 }
 
 void HttpServer::AddAsyncRoute(std::string path, std::vector<http::verb> methods,
                                AsyncHttpHandler handler, HttpHeaderCheck authorize) {
+  routes_[std::move(path)] = Route{.methods = std::move(methods),
+                                   .async_handler = std::move(handler),
+                                   .authorize = std::move(authorize)};
+}
+
+void HttpServer::AddStreamRoute(std::string path, std::vector<http::verb> methods,
+                                HttpStreamHandler handler) {
   routes_[std::move(path)] =
-      Route{std::move(methods), nullptr, std::move(handler), std::move(authorize)};
+      Route{.methods = std::move(methods), .stream_handler = std::move(handler)};
+}
+
+void HttpServer::AddPrefixRoute(std::string prefix, std::vector<http::verb> methods,
+                                HttpHandler handler) {
+  prefix_routes_.emplace_back(std::move(prefix),
+                              Route{.methods = std::move(methods), .handler = std::move(handler)});
+  // Longest first, so the first match is the longest prefix.
+  std::stable_sort(prefix_routes_.begin(), prefix_routes_.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+}
+
+void HttpServer::AddPrefixStreamRoute(std::string prefix, std::vector<http::verb> methods,
+                                      HttpStreamHandler handler) {
+  prefix_routes_.emplace_back(std::move(prefix), Route{.methods = std::move(methods),
+                                                       .stream_handler = std::move(handler)});
+  std::stable_sort(prefix_routes_.begin(), prefix_routes_.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
 }
 
 const HttpServer::Route* HttpServer::FindRoute(std::string_view target) const {
-  auto route = routes_.find(std::string(target.substr(0, target.find('?'))));
-  return route == routes_.end() ? nullptr : &route->second;
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (auto route = routes_.find(std::string(path)); route != routes_.end()) return &route->second;
+  for (const auto& [prefix, route] : prefix_routes_) {
+    if (path.starts_with(prefix)) return &route;
+  }
+  return nullptr;
+}
+
+HttpServerResponse HttpServer::ErrorAnswer(http::status status, std::string_view message,
+                                           unsigned version) const {
+  HttpServerResponse response{status, version};
+  if (options_.json_errors) {
+    response.set(http::field::content_type, "application/json");
+    response.body() = strings::Cat("{\"result\":false,\"msg\":", JsonString(message), "}");
+  } else {
+    response.set(http::field::content_type, "text/plain; charset=utf-8");
+    response.body() = strings::Cat(message, "\n");
+  }
+  return response;
+}
+
+std::optional<HttpServerResponse> HttpServer::Screen(const HttpRequest::header_type& header) {
+  if (!allowed_hosts_.any()) {
+    const std::optional<std::string_view> host = HostHeaderOf(header);
+    if (!host) {
+      ++counters_.misdirected;
+      return ErrorAnswer(http::status::bad_request, "missing Host header", header.version());
+    }
+    if (!allowed_hosts_.Allows(host)) {
+      // The name is not echoed: the answer may be read by the very page
+      // that tried to rebind it.
+      ++counters_.misdirected;
+      return ErrorAnswer(http::status::misdirected_request,
+                         "misdirected request: this server does not answer for that Host",
+                         header.version());
+    }
+  }
+  const HttpHeaderCheck* check = options_.authorize ? &options_.authorize : nullptr;
+  const Route* route = FindRoute(ToStd(header.target()));
+  bool allowed = check == nullptr || (*check)(header);
+  if (allowed && route != nullptr && route->authorize) allowed = route->authorize(header);
+  if (!allowed) {
+    ++counters_.unauthorized;
+    HttpServerResponse response =
+        ErrorAnswer(http::status::unauthorized, "missing or wrong bearer token", header.version());
+    response.set(http::field::www_authenticate, "Bearer");
+    return response;
+  }
+  return std::nullopt;
+}
+
+void HttpServer::Finish(const HttpRequest& request, HttpServerResponse& response) {
+  SetCommonFields(response.base());
+  if (!options_.gzip_responses || response.body().size() <= options_.gzip_min_bytes ||
+      response.count(http::field::content_encoding) != 0) {
+    return;
+  }
+  // Whether gzip'd or not, the answer depends on Accept-Encoding (caches).
+  response.set(http::field::vary, "Accept-Encoding");
+  if (!AcceptsGzip(ToStd(request[http::field::accept_encoding]))) return;
+  std::string zipped;
+  if (!GzipCompress(response.body(), zipped).ok()) return;  // out of memory: send it as is
+  response.body() = std::move(zipped);
+  response.set(http::field::content_encoding, "gzip");
+  ++counters_.gzipped;
 }
 
 absl::StatusOr<uint16_t> HttpServer::Start() {
@@ -346,31 +458,124 @@ asio::awaitable<HttpServerResponse> HttpServer::CallAsync(const AsyncHttpHandler
   co_return std::move(*answer->response);
 }
 
-asio::awaitable<HttpServerResponse> HttpServer::Dispatch(HttpRequest& request) {
+asio::awaitable<HttpStreamedResponse> HttpServer::Dispatch(HttpRequest& request) {
   const Route* route = FindRoute(ToStd(request.target()));
   if (route == nullptr) {
-    co_return MakeHttpResponse(request, http::status::not_found, "not found\n");
+    co_return HttpStreamedResponse{ErrorAnswer(http::status::not_found, "not found"), nullptr};
   }
   const std::vector<http::verb>& methods = route->methods;
   const bool allowed = Allows(methods, request.method()) ||
                        (request.method() == http::verb::head && Allows(methods, http::verb::get));
   if (!allowed) {
     HttpServerResponse response =
-        MakeHttpResponse(request, http::status::method_not_allowed, "method not allowed\n");
+        ErrorAnswer(http::status::method_not_allowed, "method not allowed");
     response.set(http::field::allow, AllowHeader(methods));
-    co_return response;
+    co_return HttpStreamedResponse{std::move(response), nullptr};
   }
   try {
-    if (route->async_handler) co_return co_await CallAsync(route->async_handler, request);
-    co_return route->handler(request);
+    if (route->async_handler) {
+      // Not inside the braces: g++ 12 destroys a co_await's temporary
+      // twice in an aggregate initializer.
+      HttpServerResponse answered = co_await CallAsync(route->async_handler, request);
+      co_return HttpStreamedResponse{std::move(answered), nullptr};
+    }
+    if (route->stream_handler) co_return route->stream_handler(request);
+    co_return HttpStreamedResponse{route->handler(request), nullptr};
   } catch (const std::exception&) {
     // Answered below: co_await is not allowed inside a handler block.
   }
   ++counters_.handler_errors;
-  HttpServerResponse response =
-      MakeHttpResponse(request, http::status::internal_server_error, "internal error\n");
+  HttpServerResponse response = ErrorAnswer(http::status::internal_server_error, "internal error");
   response.keep_alive(false);
-  co_return response;
+  co_return HttpStreamedResponse{std::move(response), nullptr};
+}
+
+asio::awaitable<absl::StatusOr<bool>> HttpServer::Produce(HttpBodyProducer& producer,
+                                                          std::string& out) {
+  auto next = [&producer, &out]() -> absl::StatusOr<bool> {
+    try {
+      return producer.Next(out);
+    } catch (const std::exception&) {
+      return absl::InternalError("the body producer threw");
+    }
+  };
+  if (!options_.producer_executor) co_return next();
+  // On the pool; the answer comes back on this connection's strand.
+  co_return co_await asio::co_spawn(
+      *options_.producer_executor,
+      [next]() -> asio::awaitable<absl::StatusOr<bool>> { co_return next(); }, asio::use_awaitable);
+}
+
+asio::awaitable<bool> HttpServer::WriteStreamed(beast::tcp_stream& stream,
+                                                const HttpRequest& request,
+                                                HttpStreamedResponse answer, bool keep_open) {
+  http::response<http::empty_body> head;
+  head.base() = answer.head.base();
+  head.version(request.version());
+  head.erase(http::field::content_length);
+  SetCommonFields(head.base());
+  // HTTP/1.0 has no chunks: the body ends where the connection does.
+  const bool chunked = request.version() >= 11;
+  if (!chunked) keep_open = false;
+  head.keep_alive(keep_open);
+  head.chunked(chunked);
+  std::optional<GzipStreamEncoder> gzip;
+  if (options_.gzip_responses && head.count(http::field::content_encoding) == 0) {
+    head.set(http::field::vary, "Accept-Encoding");
+    if (AcceptsGzip(ToStd(request[http::field::accept_encoding]))) {
+      head.set(http::field::content_encoding, "gzip");
+      gzip.emplace();
+      ++counters_.gzipped;
+    }
+  }
+  error_code ec;
+  http::response_serializer<http::empty_body> serializer(head);
+  stream.expires_after(options_.write_timeout);
+  co_await http::async_write_header(stream, serializer,
+                                    asio::redirect_error(asio::use_awaitable, ec));
+  if (!ec && request.method() == http::verb::head) co_return keep_open;
+  std::string piece, zipped;
+  for (bool more = true; more && !ec;) {
+    piece.clear();
+    absl::StatusOr<bool> next = co_await Produce(*answer.producer, piece);
+    if (!next.ok()) {
+      ++counters_.stream_errors;
+      co_return false;  // no last chunk: the client sees the answer cut off
+    }
+    more = *next;
+    std::string_view out = piece;
+    if (gzip) {
+      zipped.clear();
+      if (!gzip->Add(piece, !more, zipped).ok()) {
+        ++counters_.stream_errors;
+        co_return false;
+      }
+      out = zipped;
+    }
+    if (out.empty()) continue;  // an empty chunk would end the body
+    // A deadline per chunk: a client that stops reading is cut off after
+    // one, with at most one piece held.
+    stream.expires_after(options_.write_timeout);
+    const asio::const_buffer data(out.data(), out.size());
+    if (chunked) {
+      co_await asio::async_write(stream, http::make_chunk(data),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+    } else {
+      co_await asio::async_write(stream, data, asio::redirect_error(asio::use_awaitable, ec));
+    }
+  }
+  answer.producer.reset();  // what it holds goes back before the last write
+  if (!ec && chunked) {
+    stream.expires_after(options_.write_timeout);
+    co_await asio::async_write(stream, http::make_chunk_last(),
+                               asio::redirect_error(asio::use_awaitable, ec));
+  }
+  if (ec) {
+    if (ec == beast::error::timeout) ++counters_.timeouts;
+    co_return false;
+  }
+  ++counters_.streams_completed;
+  co_return keep_open;
 }
 
 // A body of known length goes straight into its string: first what arrived
@@ -444,10 +649,10 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
         ++counters_.headers_too_large;
         co_await WriteError(
             stream, http::status::request_header_fields_too_large,
-            "request header larger than " + std::to_string(options_.max_header_bytes) + " bytes\n");
+            "request header larger than " + std::to_string(options_.max_header_bytes) + " bytes");
       } else if (IsHttpParseError(ec)) {
         ++counters_.bad_requests;
-        co_await WriteError(stream, http::status::bad_request, "malformed HTTP request\n");
+        co_await WriteError(stream, http::status::bad_request, "malformed HTTP request");
       }
       break;
     }
@@ -456,17 +661,14 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
       ++counters_.too_many_header_fields;
       co_await WriteError(
           stream, http::status::request_header_fields_too_large,
-          "more than " + std::to_string(options_.max_header_fields) + " header fields\n");
+          "more than " + std::to_string(options_.max_header_fields) + " header fields");
       break;
     }
-    if (const Route* route = FindRoute(ToStd(parser.get().target()));
-        route != nullptr && route->authorize && !route->authorize(parser.get())) {
+    // From the header alone, before the body is read (or found too large):
+    // the connection closes after the answer.
+    if (std::optional<HttpServerResponse> refused = Screen(parser.get())) {
       EndWait(id);
-      ++counters_.unauthorized;
-      HttpServerResponse response =
-          ErrorWithoutRequest(http::status::unauthorized, "missing or wrong bearer token\n");
-      response.set(http::field::www_authenticate, "Bearer");
-      co_await RefuseAndLinger(stream, std::move(response));
+      co_await RefuseAndLinger(stream, *std::move(refused));
       break;
     }
     if (!too_large && !parser.is_done()) {
@@ -495,7 +697,7 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
         if (ec == beast::error::timeout) ++counters_.timeouts;
         if (IsHttpParseError(ec)) {
           ++counters_.bad_requests;
-          co_await WriteError(stream, http::status::bad_request, "malformed HTTP request body\n");
+          co_await WriteError(stream, http::status::bad_request, "malformed HTTP request body");
         }
         break;
       }
@@ -503,10 +705,10 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
     EndWait(id);
     if (too_large) {
       ++counters_.bodies_too_large;
-      co_await RefuseAndLinger(
-          stream, ErrorWithoutRequest(http::status::payload_too_large,
-                                      "request body larger than " +
-                                          std::to_string(options_.max_body_bytes) + " bytes\n"));
+      co_await RefuseAndLinger(stream,
+                               ErrorAnswer(http::status::payload_too_large,
+                                           "request body larger than " +
+                                               std::to_string(options_.max_body_bytes) + " bytes"));
       break;
     }
 
@@ -514,13 +716,19 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
     ++counters_.requests;
     ++served;
     const bool request_keep_alive = request.keep_alive();
-    HttpServerResponse response = co_await Dispatch(request);
-    keep_open = request_keep_alive && response.keep_alive();
+    HttpStreamedResponse answer = co_await Dispatch(request);
+    keep_open = request_keep_alive && answer.head.keep_alive();
     if (keep_open && options_.max_requests_per_connection != 0 &&
         served >= options_.max_requests_per_connection) {
       ++counters_.max_requests_reached;
       keep_open = false;
     }
+    if (answer.producer != nullptr) {
+      keep_open = co_await WriteStreamed(stream, request, std::move(answer), keep_open);
+      continue;
+    }
+    HttpServerResponse& response = answer.head;
+    Finish(request, response);
     response.version(request.version());
     response.keep_alive(keep_open);
     if (request.method() == http::verb::head) {
@@ -544,6 +752,9 @@ asio::awaitable<void> HttpServer::Serve(beast::tcp_stream stream, uint64_t id) {
 
 asio::awaitable<void> HttpServer::RefuseAndLinger(beast::tcp_stream& stream,
                                                   HttpServerResponse response) {
+  SetCommonFields(response.base());
+  response.keep_alive(false);
+  response.prepare_payload();
   stream.expires_after(options_.write_timeout);
   error_code ec;
   co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
@@ -562,7 +773,10 @@ asio::awaitable<void> HttpServer::RefuseAndLinger(beast::tcp_stream& stream,
 
 asio::awaitable<error_code> HttpServer::WriteError(beast::tcp_stream& stream, http::status status,
                                                    std::string body) {
-  HttpServerResponse response = ErrorWithoutRequest(status, std::move(body));
+  HttpServerResponse response = ErrorAnswer(status, body);
+  SetCommonFields(response.base());
+  response.keep_alive(false);
+  response.prepare_payload();
   stream.expires_after(options_.write_timeout);
   error_code ec;
   co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));

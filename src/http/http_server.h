@@ -1,9 +1,15 @@
 // A small asynchronous HTTP/1.1 server (Beast + coroutines) for the daemon's
 // own listeners: JSON ingest of Ray's export (issue 7) and the ops endpoints
-// (/metrics, /healthz, /readyz). It owns routing and protocol hygiene so that
-// handlers only see complete, size-checked requests:
+// (/metrics, /healthz, /readyz), and ray-task-history's API and ops
+// listeners. It owns routing and protocol hygiene so that handlers only see
+// complete, size-checked requests:
 //   - 404 for an unknown path, 405 (with Allow) for a method the route lacks,
-//     413 above the body limit, 400 for malformed HTTP;
+//     413 above the body limit, 400 for malformed HTTP, 421 for a Host not
+//     in allowed_hosts (DNS rebinding), 401 when `authorize` refuses;
+//   - X-Content-Type-Options: nosniff on every answer, errors as plain text
+//     or JSON (json_errors), never echoing request text;
+//   - exact and prefix routes, answers whole or streamed in chunks (each
+//     chunk with its own write deadline), gzip when asked (gzip_responses);
 //   - deadlines on every read and write, limits on header size and field
 //     count, a bounded number of connections (at the limit the connection
 //     that has waited longest on its peer is closed to admit a new one, see
@@ -18,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "http/connection_table.h"
+#include "http/host_allowlist.h"
 #include "rayagg/asio.h"
 #include "rayagg/mutex.h"
 
@@ -65,6 +73,53 @@ using AsyncHttpHandler = std::function<void(HttpRequest& request, HttpResponder 
 // it may go on (an authentication check). Thread-safe, like a handler.
 using HttpHeaderCheck = std::function<bool(const HttpRequest::header_type& header)>;
 
+// The body of a streamed answer, produced piece by piece while the previous
+// piece is written, so an answer of any length holds one piece in memory.
+// Destroyed as soon as the answer ends, completed or not (the client stopped
+// reading, a write deadline passed, the server stops): release what it holds
+// (a database connection) in the destructor.
+class HttpBodyProducer {
+ public:
+  virtual ~HttpBodyProducer() = default;
+  // Appends the next piece of the body to `out` (empty on entry; tens of KiB
+  // is a good size). Returns true when more may follow, false when the body
+  // is complete (`out` may hold a last piece), or an error: the answer is
+  // cut off — the connection closes without the final chunk, so the client
+  // sees a truncated answer, never a complete one (counted: stream_errors).
+  // An empty piece with true is allowed (nothing is written for it). Runs on
+  // HttpServerOptions::producer_executor when set, else on the connection's
+  // strand; calls for one answer never overlap.
+  virtual absl::StatusOr<bool> Next(std::string& out) = 0;
+};
+
+// A producer from any callable `absl::StatusOr<bool>(std::string&)`, move-only
+// captures included.
+template <typename F>
+std::unique_ptr<HttpBodyProducer> MakeHttpBodyProducer(F next) {
+  class Producer final : public HttpBodyProducer {
+   public:
+    explicit Producer(F f) : next_(std::move(f)) {}
+    absl::StatusOr<bool> Next(std::string& out) override { return next_(out); }
+
+   private:
+    F next_;
+  };
+  return std::make_unique<Producer>(std::move(next));
+}
+
+// What a streaming handler answers: `head`'s status and fields, then the
+// producer's pieces as the body (chunked for HTTP/1.1; for HTTP/1.0 as is,
+// ended by closing the connection). Content-Length is never sent. Without a
+// producer, `head` is a whole answer, body included (e.g. a 400 for a bad
+// parameter, decided before anything is streamed).
+struct HttpStreamedResponse {
+  HttpServerResponse head;
+  std::unique_ptr<HttpBodyProducer> producer;
+};
+
+// Like HttpHandler, for an answer streamed in pieces.
+using HttpStreamHandler = std::function<HttpStreamedResponse(HttpRequest& request)>;
+
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: the OS picks; see HttpServer::port()
@@ -86,8 +141,34 @@ struct HttpServerOptions {
   // From a request's first byte until its header and body have arrived
   // (slowloris: trickling a header or body byte by byte does not extend it).
   std::chrono::milliseconds read_timeout{60'000};
-  // Writing one response (and an interim 100 Continue).
+  // Writing one response (and an interim 100 Continue); for a streamed
+  // answer, each chunk (a client that stops reading is cut off after one).
   std::chrono::milliseconds write_timeout{30'000};
+  // Host names (and address literals, IPv6 in brackets) requests may name in
+  // their Host header, port ignored, case-insensitive; "*" allows any. Empty:
+  // any Host, and none is required. Otherwise a request naming another host
+  // gets 421 and one without Host gets 400 (both counted: misdirected),
+  // before its body is read — the defence against DNS rebinding, where a
+  // web page reaches a loopback listener under the page's own name.
+  std::vector<std::string> allowed_hosts{};
+  // Checked for every request that passed the Host check, before routing
+  // (so an unknown path is refused too): refused requests get 401 with
+  // WWW-Authenticate: Bearer, counted as unauthorized.
+  HttpHeaderCheck authorize{};
+  // Answers whose body is larger than gzip_min_bytes, to requests whose
+  // Accept-Encoding allows gzip, are gzip'd (Content-Encoding: gzip, Vary:
+  // Accept-Encoding), unless the handler set a Content-Encoding. Streamed
+  // answers are compressed as they are produced (one flush per piece).
+  bool gzip_responses = false;
+  size_t gzip_min_bytes = 1024;
+  // The server's own error answers (400, 401, 404, 405, 413, 421, 431, 500)
+  // as {"result": false, "msg": "..."} (application/json) instead of text.
+  bool json_errors = false;
+  // Where HttpBodyProducer::Next runs: set it to a thread pool's executor
+  // when producers block (page a database), so that a slow producer holds a
+  // pool thread, not one of the io_context's. Unset: on the connection's
+  // strand.
+  std::optional<asio::any_io_executor> producer_executor{};
 };
 
 struct HttpServerCounters {
@@ -105,10 +186,16 @@ struct HttpServerCounters {
   std::atomic<uint64_t> headers_too_large{0};       // above max_header_bytes, answered 431
   std::atomic<uint64_t> too_many_header_fields{0};  // above max_header_fields, answered 431
   std::atomic<uint64_t> bodies_too_large{0};        // answered 413
-  std::atomic<uint64_t> unauthorized{0};            // a route's header check refused; 401
+  std::atomic<uint64_t> unauthorized{0};            // `authorize` or a route's check refused; 401
+  // The Host header was missing (400) or not in allowed_hosts (421).
+  std::atomic<uint64_t> misdirected{0};
   // A read (read_timeout) or write deadline passed in the middle of a request.
   std::atomic<uint64_t> timeouts{0};
-  std::atomic<uint64_t> handler_errors{0};  // a handler threw; answered 500
+  std::atomic<uint64_t> handler_errors{0};     // a handler threw; answered 500
+  std::atomic<uint64_t> streams_completed{0};  // streamed answers written to their end
+  // A producer failed (or threw) mid-answer; the answer was cut off.
+  std::atomic<uint64_t> stream_errors{0};
+  std::atomic<uint64_t> gzipped{0};  // answers sent with Content-Encoding: gzip
 };
 
 // The connections open at one moment (the metrics' gauges).
@@ -140,6 +227,13 @@ class HttpServer {
   // is read, and the connection is closed.
   void AddAsyncRoute(std::string path, std::vector<http::verb> methods, AsyncHttpHandler handler,
                      HttpHeaderCheck authorize = nullptr);
+  // A route whose answer is streamed (HttpStreamedResponse).
+  void AddStreamRoute(std::string path, std::vector<http::verb> methods, HttpStreamHandler handler);
+  // Routes for every path that starts with `prefix` (e.g. "/exports/"):
+  // an exact route wins over a prefix route, a longer prefix over a shorter.
+  void AddPrefixRoute(std::string prefix, std::vector<http::verb> methods, HttpHandler handler);
+  void AddPrefixStreamRoute(std::string prefix, std::vector<http::verb> methods,
+                            HttpStreamHandler handler);
 
   // Binds, listens and starts accepting; returns the bound port. An address
   // that does not parse or a port that cannot be bound is an error naming it.
@@ -157,12 +251,26 @@ class HttpServer {
 
  private:
   struct Route {
-    std::vector<http::verb> methods;
-    HttpHandler handler;  // one of these two
-    AsyncHttpHandler async_handler;
-    HttpHeaderCheck authorize;  // none: every request may go on
+    std::vector<http::verb> methods{};
+    HttpHandler handler{};  // one of these three
+    AsyncHttpHandler async_handler{};
+    HttpStreamHandler stream_handler{};
+    HttpHeaderCheck authorize{};  // none: every request may go on
   };
   const Route* FindRoute(std::string_view target) const;
+  // The server's own answer for `status` (text or JSON, see json_errors);
+  // `message` is fixed text, never request text.
+  HttpServerResponse ErrorAnswer(http::status status, std::string_view message,
+                                 unsigned version = 11) const;
+  // Headers every answer carries (nosniff), and gzip when it applies.
+  void Finish(const HttpRequest& request, HttpServerResponse& response);
+  // Refuses a request from its header alone (Host check, authorization),
+  // nullopt when it may go on.
+  std::optional<HttpServerResponse> Screen(const HttpRequest::header_type& header);
+  // Writes a streamed answer; false when the connection must close.
+  asio::awaitable<bool> WriteStreamed(beast::tcp_stream& stream, const HttpRequest& request,
+                                      HttpStreamedResponse answer, bool keep_open);
+  asio::awaitable<absl::StatusOr<bool>> Produce(HttpBodyProducer& producer, std::string& out);
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(beast::tcp_stream stream, uint64_t id);
   // Waits for the first byte of the next request into `buffer`; false when
@@ -180,7 +288,7 @@ class HttpServer {
   // discards what the client still sends for a short while before closing,
   // so that it sees the answer rather than a connection reset.
   asio::awaitable<void> RefuseAndLinger(beast::tcp_stream& stream, HttpServerResponse response);
-  asio::awaitable<HttpServerResponse> Dispatch(HttpRequest& request);
+  asio::awaitable<HttpStreamedResponse> Dispatch(HttpRequest& request);
   asio::awaitable<HttpServerResponse> CallAsync(const AsyncHttpHandler& handler,
                                                 HttpRequest& request);
 
@@ -201,7 +309,9 @@ class HttpServer {
 
   asio::io_context& io_context_;
   const HttpServerOptions options_;
+  const HostAllowlist allowed_hosts_;
   std::unordered_map<std::string, Route> routes_;
+  std::vector<std::pair<std::string, Route>> prefix_routes_;  // longest prefix first
   HttpServerCounters counters_;
   asio::strand<asio::io_context::executor_type> acceptor_strand_;
   asio::ip::tcp::acceptor acceptor_;
