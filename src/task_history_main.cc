@@ -2,8 +2,10 @@
 // the daemon's object-store sink or KubeRay's collector) into SQLite and
 // serves the query API and Ray's State API for tasks (docs/HISTORY.md).
 // Flags and config, then: open the index, connect the store, start the API
-// listener and the indexer thread, write the port file, wait for
-// SIGTERM/SIGINT, stop both.
+// listener, the ops listener (its own thread) and the indexer thread, write
+// the port files, wait for SIGTERM/SIGINT, stop them all. An index of a
+// newer schema is never touched: both listeners serve, the API and /readyz
+// answer 503 naming both versions, and nothing is indexed (no crash loop).
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,10 +13,12 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/listener_thread.h"
 #include "app/port_file.h"
 #include "common/real_clock.h"
 #include "common/text.h"
@@ -24,8 +28,29 @@
 #include "history/index/index_schema.h"
 #include "history/index/indexer.h"
 #include "history/index/store_adapter.h"
+#include "http/bearer_token_file.h"
+#include "http/host_allowlist.h"
 #include "objstore/object_store_factory.h"
 #include "ops/logger.h"
+
+namespace {
+
+// The schema version of the index file in `directory`, read without
+// changing it; nullopt when it cannot be read.
+std::optional<int64_t> IndexFileVersion(const std::string& directory) {
+  using rayagg::history::SqliteDb;
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      SqliteDb::Open(rayagg::history::IndexPath(directory), true);
+  if (!db.ok()) return std::nullopt;
+  absl::StatusOr<rayagg::history::SqliteStatement> statement =
+      (*db)->Prepare("PRAGMA user_version");
+  if (!statement.ok()) return std::nullopt;
+  absl::StatusOr<bool> row = statement->Step();
+  if (!row.ok() || !*row) return std::nullopt;
+  return statement->Int(0);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace rayagg;
@@ -72,11 +97,28 @@ int main(int argc, char** argv) {
     std::cerr << "invalid configuration: store: " << store.status().message() << "\n";
     return 2;
   }
+  // The access rule: the token file must be readable now (it is re-read
+  // whenever it changes afterwards).
+  std::unique_ptr<BearerTokenFile> token;
+  if (!config->bearer_token_file.empty()) {
+    token = std::make_unique<BearerTokenFile>("http.bearer_token_file", config->bearer_token_file);
+    if (absl::Status read = token->Check(); !read.ok()) {
+      std::cerr << "invalid configuration: " << read.message() << "\n";
+      return 2;
+    }
+  }
   if (cli->check_config) {
     std::cout << "configuration is valid\n" << DescribeHistoryConfig(*config) << "\n";
     return 0;
   }
   logger->info("starting ray-task-history {}: {}", RAYAGG_VERSION, DescribeHistoryConfig(*config));
+  if (token == nullptr && !IsLoopbackAddress(config->http_address)) {
+    logger->warn(
+        "SERVING WITHOUT AUTHENTICATION on {} (not a loopback address): anyone who can reach it "
+        "reads every task, error message, stack trace and runtime env of the indexed sessions. "
+        "Set http.bearer_token_file, or bind 127.0.0.1 and put an authenticating proxy in front",
+        config->http_address);
+  }
 
   std::error_code created;
   std::filesystem::create_directories(config->index_dir, created);
@@ -85,12 +127,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(config->index_dir, config->cache_bytes);
+  // Why the API does not answer, if it does not (a newer index).
+  absl::Status unavailable = absl::OkStatus();
   if (!index.ok()) {
-    logger->error("cannot open the index in {}: {}", config->index_dir,
-                  strings::View(index.status().message()));
-    return 1;
-  }
-  if (index->rebuilt) {
+    const std::optional<int64_t> found = IndexFileVersion(config->index_dir);
+    if (!found || *found <= kIndexSchemaVersion) {
+      logger->error("cannot open the index in {}: {}", config->index_dir,
+                    strings::View(index.status().message()));
+      return 1;
+    }
+    // A newer binary's index: never migrated down, never overwritten. Stay
+    // up and say so (a restart would only fail again).
+    unavailable = absl::UnavailableError(strings::Cat(
+        "index schema version ", *found, " found, newer than this binary's version ",
+        kIndexSchemaVersion, ": run a newer ray-task-history, or delete the index to rebuild it"));
+    logger->error("{} ({}); serving 503 and not indexing", strings::View(unavailable.message()),
+                  IndexPath(config->index_dir));
+  } else if (index->rebuilt) {
     logger->warn(
         "index schema version {} is older than this binary's and cannot be migrated: "
         "rebuilding the index from the store",
@@ -107,37 +160,68 @@ int main(int argc, char** argv) {
   };
   HistoryMetrics metrics;
   ObjectStoreReader reader(*std::move(store));
-  Indexer indexer(*index->db, config->index_dir, reader, config->indexing, metrics, logger,
-                  wall_now_ms);
+  std::optional<Indexer> indexer;
+  if (index.ok()) {
+    indexer.emplace(*index->db, config->index_dir, reader, config->indexing, metrics, logger,
+                    wall_now_ms);
+  }
   ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes);
   HistoryApi api(
-      readers, metrics, ApiOptions{config->limits}, [] { return true; }, wall_now_ms);
+      readers, metrics, ApiOptions{config->limits}, [&unavailable] { return unavailable; },
+      wall_now_ms);
 
   asio::io_context io_context;
-  HttpServerOptions http_options;
-  http_options.address = config->http_address;
-  http_options.port = config->http_port;
+  HttpServerOptions http_options = HistoryListenerOptions(
+      config->http_address, config->http_port, AllowedHostsFor(*config, config->http_address));
+  http_options.gzip_responses = true;
+  if (token != nullptr) {
+    http_options.authorize = [&token](const HttpRequest::header_type& header) {
+      const auto authorization = header.find(http::field::authorization);
+      if (authorization == header.end()) return token->Allows(std::nullopt);
+      return token->Allows(
+          std::string_view(authorization->value().data(), authorization->value().size()));
+    };
+  }
   HttpServer server(io_context, http_options);
   api.AddRoutes(server);
+  // The ops listener: its own io_context and thread, so /healthz, /readyz
+  // and /metrics never wait behind a query.
+  ListenerThread ops_thread("ops", *logger);
+  HttpServer ops_server(ops_thread.io_context(),
+                        HistoryListenerOptions(config->ops_address, config->ops_port,
+                                               AllowedHostsFor(*config, config->ops_address)));
+  api.AddOpsRoutes(ops_server, {{"api", &server}, {"ops", &ops_server}});
   absl::StatusOr<uint16_t> port = server.Start();
   if (!port.ok()) {
     logger->error("cannot start the API listener: {}", strings::View(port.status().message()));
     return 1;
   }
+  // From here on the threads run, so every exit goes through the stops below.
+  ops_thread.Start();
   // Queries are synchronous handlers: one io thread per reader connection.
   auto work = asio::make_work_guard(io_context);
   std::vector<std::jthread> io_threads;
   for (uint64_t i = 0; i < config->readers; ++i) {
     io_threads.emplace_back([&io_context] { io_context.run(); });
   }
-  indexer.Start();
-  logger->info("serving on {}:{}, indexing {}", config->http_address, *port, reader.Describe());
-
   int exit_code = 0;
-  if (cli->port_file) {
-    if (absl::Status written = WritePortFile(*cli->port_file, *port); !written.ok()) {
-      logger->error("{}", strings::View(written.message()));
-      exit_code = 1;
+  absl::StatusOr<uint16_t> ops_port = ops_server.Start();
+  if (!ops_port.ok()) {
+    logger->error("cannot start the ops listener: {}", strings::View(ops_port.status().message()));
+    exit_code = 1;
+  } else {
+    if (indexer) indexer->Start();
+    logger->info("serving the API on {}:{} (auth={}), ops on {}:{}; {} {}", config->http_address,
+                 *port, token != nullptr ? "bearer token" : "none", config->ops_address, *ops_port,
+                 indexer ? "indexing" : "NOT indexing", reader.Describe());
+    // The ops port first: whoever waits for the API's port file finds both.
+    for (const auto& [path, bound] :
+         {std::pair{cli->ops_port_file, *ops_port}, std::pair{cli->port_file, *port}}) {
+      if (!path || exit_code != 0) continue;
+      if (absl::Status written = WritePortFile(*path, bound); !written.ok()) {
+        logger->error("{}", strings::View(written.message()));
+        exit_code = 1;
+      }
     }
   }
   if (exit_code == 0) {
@@ -145,8 +229,10 @@ int main(int argc, char** argv) {
     sigwait(&stop_signals, &signal_number);
     logger->info("received {}, stopping", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   }
-  indexer.Stop();  // ends the running pass at its next batch boundary
+  if (indexer) indexer->Stop();  // ends the running pass at its next batch boundary
   server.Stop();
+  ops_server.Stop();
+  ops_thread.Stop();
   work.reset();
   io_context.stop();
   io_threads.clear();  // joins

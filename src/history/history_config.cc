@@ -17,6 +17,7 @@
 #include "config/validate_config.h"
 #include "config/yaml_reader.h"
 #include "config/yaml_sections.h"
+#include "http/host_allowlist.h"
 #include "objstore/rules/store_url.h"
 
 namespace rayagg::history {
@@ -132,7 +133,39 @@ void ReadIndexing(YamlReader& r, const Node& node, const Path& path, IndexerOpti
 void ReadHttp(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
   r.Map(node, path,
         {{"address", [&](const Node& v, const Path& p) { r.String(v, p, config.http_address); }},
-         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, config.http_port); }}});
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, config.http_port); }},
+         {"allowed_hosts",
+          [&](const Node& v, const Path& p) {
+            std::vector<std::string> hosts;
+            r.List(v, p, "host names", [&](const Node& item, const Path& item_path, size_t) {
+              std::string host;
+              if (r.String(item, item_path, host)) hosts.push_back(std::move(host));
+            });
+            config.allowed_hosts = std::move(hosts);
+          }},
+         {"bearer_token_file",
+          [&](const Node& v, const Path& p) { r.String(v, p, config.bearer_token_file); }},
+         {"allow_unauthenticated",
+          [&](const Node& v, const Path& p) { r.Bool(v, p, config.allow_unauthenticated); }}});
+}
+
+void ReadOps(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
+  r.Map(node, path,
+        {{"address", [&](const Node& v, const Path& p) { r.String(v, p, config.ops_address); }},
+         {"port", [&](const Node& v, const Path& p) { r.Port(v, p, config.ops_port); }}});
+}
+
+// Off loopback, anyone who can reach the port could read every task,
+// stack trace and runtime env: a token is required unless explicitly not.
+void CheckAccessRule(const HistoryConfig& config, Problems& problems) {
+  if (!config.bearer_token_file.empty() || config.allow_unauthenticated ||
+      IsLoopbackAddress(config.http_address)) {
+    return;
+  }
+  problems.Add("http.bearer_token_file",
+               strings::Cat("is required when http.address (", config.http_address,
+                            ") is not a loopback address; to serve without one, pass "
+                            "--allow-unauthenticated (or set http.allow_unauthenticated: true)"));
 }
 
 void ReadApi(YamlReader& r, const Node& node, const Path& path, HistoryConfig& config) {
@@ -193,6 +226,11 @@ constexpr Flag kFlags[] = {
     {"http-address", "ADDR", "address of the API listener (default 127.0.0.1)"},
     {"http-port", "N", "port of the API listener (default 8090; 0: the OS picks)"},
     {"port-file", "PATH", "write the bound API port here once serving"},
+    {"ops-address", "ADDR",
+     "address of the ops listener: /healthz, /readyz, /metrics (default 127.0.0.1)"},
+    {"ops-port", "N", "port of the ops listener (default 8091; 0: the OS picks)"},
+    {"ops-port-file", "PATH", "write the bound ops port here once serving"},
+    {"allow-unauthenticated", "", "serve the API off loopback without http.bearer_token_file"},
     {"config", "PATH", "YAML config file (docs/HISTORY.md); flags override it"},
     {"log-level", "LEVEL", "trace, debug, info, warn, error, critical or off"},
     {"check-config", "", "print the configuration and exit: 0 valid, 2 invalid"},
@@ -235,6 +273,7 @@ absl::StatusOr<HistoryCommandLine> ParseHistoryCommandLine(const std::vector<std
       if (value) return absl::InvalidArgumentError(strings::Cat("--", name, " takes no value"));
       if (name == "check-config") cli.check_config = true;
       if (name == "help") cli.show_help = true;
+      if (name == "allow-unauthenticated") cli.allow_unauthenticated = true;
       continue;
     }
     if (!value) {
@@ -248,6 +287,11 @@ absl::StatusOr<HistoryCommandLine> ParseHistoryCommandLine(const std::vector<std
     if (name == "index-dir") cli.index_dir = *value;
     if (name == "http-address") cli.http_address = *value;
     if (name == "port-file") cli.port_file = *value;
+    if (name == "ops-address") cli.ops_address = *value;
+    if (name == "ops-port-file") cli.ops_port_file = *value;
+    if (name == "ops-port") {
+      if (absl::Status parsed = ParsePort(name, *value, cli.ops_port); !parsed.ok()) return parsed;
+    }
     if (name == "config") cli.config_path = *value;
     if (name == "log-level") cli.log_level = *value;
     if (name == "http-port") {
@@ -273,6 +317,7 @@ absl::StatusOr<HistoryConfig> ParseHistoryConfigYaml(std::string_view yaml_text)
        {"index", [&](const Node& v, const Path& p) { ReadIndex(r, v, p, config); }},
        {"indexing", [&](const Node& v, const Path& p) { ReadIndexing(r, v, p, config.indexing); }},
        {"http", [&](const Node& v, const Path& p) { ReadHttp(r, v, p, config); }},
+       {"ops", [&](const Node& v, const Path& p) { ReadOps(r, v, p, config); }},
        {"api", [&](const Node& v, const Path& p) { ReadApi(r, v, p, config); }},
        {"log", [&](const Node& v, const Path& p) { ReadLog(r, v, p, config.log); }}});
   if (!problems.empty()) return problems.ToStatus();
@@ -307,6 +352,9 @@ absl::StatusOr<HistoryConfig> LoadHistoryConfig(const HistoryCommandLine& cli,
   if (cli.index_dir) config.index_dir = *cli.index_dir;
   if (cli.http_address) config.http_address = *cli.http_address;
   if (cli.http_port) config.http_port = *cli.http_port;
+  if (cli.ops_address) config.ops_address = *cli.ops_address;
+  if (cli.ops_port) config.ops_port = *cli.ops_port;
+  if (cli.allow_unauthenticated) config.allow_unauthenticated = true;
   if (cli.log_level) config.log.level = strings::ToLower(*cli.log_level);
 
   Problems problems;
@@ -322,8 +370,32 @@ absl::StatusOr<HistoryConfig> LoadHistoryConfig(const HistoryCommandLine& cli,
   if (config.log.format != "text" && config.log.format != "json") {
     problems.Add("log.format", "must be text or json");
   }
+  if (config.allowed_hosts && config.allowed_hosts->empty()) {
+    problems.Add("http.allowed_hosts", "must not be empty (\"*\" answers any Host)");
+  }
+  if (config.allowed_hosts) {
+    for (size_t i = 0; i < config.allowed_hosts->size(); ++i) {
+      const std::string& host = (*config.allowed_hosts)[i];
+      if (host != "*" && !NormalizeHost(host)) {
+        problems.Add(strings::Cat("http.allowed_hosts[", i, "]"),
+                     "must be a host name or address (an IPv6 address in brackets), or *");
+      }
+    }
+  }
+  CheckAccessRule(config, problems);
   if (!problems.empty()) return problems.ToStatus();
   return config;
+}
+
+std::vector<std::string> AllowedHostsFor(const HistoryConfig& config,
+                                         const std::string& bound_address) {
+  if (config.allowed_hosts) return *config.allowed_hosts;
+  std::vector<std::string> hosts = {"localhost", "127.0.0.1", "[::1]"};
+  // A wildcard bind names no host a client would send.
+  if (bound_address != "0.0.0.0" && bound_address != "::" && NormalizeHost(bound_address)) {
+    hosts.push_back(*NormalizeHost(bound_address));
+  }
+  return hosts;
 }
 
 std::string DescribeHistoryConfig(const HistoryConfig& config) {
@@ -337,7 +409,13 @@ std::string DescribeHistoryConfig(const HistoryConfig& config) {
       " session_idle=", FormatDuration(i.session_idle),
       " batch_max_bytes=", FormatByteSize(i.batch_max_bytes), "\nhttp: ", config.http_address, ":",
       static_cast<uint32_t>(config.http_port), " max_page_rows=", config.limits.max_page_rows,
-      " max_state_api_rows=", config.limits.max_state_api_rows, " readers=", config.readers);
+      " max_state_api_rows=", config.limits.max_state_api_rows, " readers=", config.readers,
+      " auth=",
+      config.bearer_token_file.empty()
+          ? std::string("none")
+          : strings::Cat("bearer token from ", config.bearer_token_file),
+      " allowed_hosts=", strings::Join(AllowedHostsFor(config, config.http_address), ","),
+      "\nops: ", config.ops_address, ":", static_cast<uint32_t>(config.ops_port));
 }
 
 }  // namespace rayagg::history

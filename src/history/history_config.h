@@ -28,6 +28,19 @@ struct HistoryConfig {
   // `http:` — the API listener.
   std::string http_address = "127.0.0.1";
   uint16_t http_port = 8090;
+  // http.allowed_hosts: the Host names every listener answers (others get
+  // 421); unset: AllowedHostsFor's defaults.
+  std::optional<std::vector<std::string>> allowed_hosts{};
+  // http.bearer_token_file: when set, every API route requires
+  // `Authorization: Bearer <the file's token>` (re-read when it changes).
+  std::string bearer_token_file;
+  // http.allow_unauthenticated (or --allow-unauthenticated): serve without a
+  // token on an address that is not loopback.
+  bool allow_unauthenticated = false;
+  // `ops:` — /healthz, /readyz and /metrics, without auth, on a listener and
+  // thread of their own (never behind a query; no task data).
+  std::string ops_address = "127.0.0.1";
+  uint16_t ops_port = 8091;
   // `api:` — answer sizes and the query connection pool.
   QueryLimits limits;
   uint64_t readers = 4;
@@ -42,6 +55,10 @@ struct HistoryCommandLine {
   std::optional<std::string> http_address;
   std::optional<uint16_t> http_port;
   std::optional<std::string> port_file;  // written once serving
+  std::optional<std::string> ops_address;
+  std::optional<uint16_t> ops_port;
+  std::optional<std::string> ops_port_file;
+  bool allow_unauthenticated = false;
   std::optional<std::string> log_level;
   bool check_config = false;
   bool show_help = false;
@@ -60,6 +77,12 @@ absl::StatusOr<HistoryConfig> ParseHistoryConfigYaml(std::string_view yaml_text)
 // URL and an index directory are required.
 absl::StatusOr<HistoryConfig> LoadHistoryConfig(const HistoryCommandLine& cli,
                                                 const Environment& env);
+
+// The Host names a listener bound to `bound_address` answers:
+// http.allowed_hosts when set, else localhost, 127.0.0.1, [::1] and the
+// bound address itself (unless it is a wildcard like 0.0.0.0).
+std::vector<std::string> AllowedHostsFor(const HistoryConfig& config,
+                                         const std::string& bound_address);
 
 // A few lines for the startup log and --check-config: never a secret.
 std::string DescribeHistoryConfig(const HistoryConfig& config);

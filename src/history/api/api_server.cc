@@ -42,6 +42,34 @@ void ReaderPool::Release(std::unique_ptr<SqliteDb> db) {
 
 namespace {
 
+// The HTTP server's numbers for one listener, for the metrics page.
+HttpListenerStats StatsOf(const NamedListener& listener) {
+  const HttpServerCounters& c = listener.server->counters();
+  const HttpConnectionCounts open = listener.server->connection_counts();
+  return HttpListenerStats{
+      .name = listener.name,
+      .connections_accepted = c.connections_accepted.load(),
+      .connections_refused = c.connections_refused.load(),
+      .evicted_idle = c.evicted_idle.load(),
+      .evicted_in_request = c.evicted_in_request.load(),
+      .idle_timeouts = c.idle_timeouts.load(),
+      .max_requests_reached = c.max_requests_reached.load(),
+      .requests = c.requests.load(),
+      .misdirected = c.misdirected.load(),
+      .unauthorized = c.unauthorized.load(),
+      .bad_requests = c.bad_requests.load(),
+      .headers_too_large = c.headers_too_large.load(),
+      .too_many_header_fields = c.too_many_header_fields.load(),
+      .bodies_too_large = c.bodies_too_large.load(),
+      .timeouts = c.timeouts.load(),
+      .handler_errors = c.handler_errors.load(),
+      .stream_errors = c.stream_errors.load(),
+      .open = open.open,
+      .idle = open.idle,
+      .in_request = open.in_request,
+  };
+}
+
 http::status HttpStatusOf(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -58,6 +86,25 @@ http::status HttpStatusOf(const absl::Status& status) {
 
 }  // namespace
 
+HttpServerOptions HistoryListenerOptions(std::string address, uint16_t port,
+                                         std::vector<std::string> allowed_hosts) {
+  HttpServerOptions options;
+  options.address = std::move(address);
+  options.port = port;
+  options.allowed_hosts = std::move(allowed_hosts);
+  options.json_errors = true;
+  return options;
+}
+
+HistoryApi::HistoryApi(ReaderPool& readers, HistoryMetrics& metrics, ApiOptions options,
+                       std::function<bool()> ready, std::function<int64_t()> now_ms)
+    : HistoryApi(
+          readers, metrics, options,
+          [ready = std::move(ready)] {
+            return ready() ? absl::OkStatus() : absl::UnavailableError("the index is not open yet");
+          },
+          std::move(now_ms)) {}
+
 HttpServerResponse HistoryApi::Answer(ApiRoute route, Query query, HttpRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   auto json_response = [&](http::status status, const nlohmann::json& body) {
@@ -73,8 +120,8 @@ HttpServerResponse HistoryApi::Answer(ApiRoute route, Query query, HttpRequest& 
                          {{"result", false}, {"msg", strings::View(status.message())}});
   };
   HttpServerResponse response;
-  if (!ready_()) {
-    response = error(absl::UnavailableError("the index is not open yet"));
+  if (absl::Status serving = serving_(); !serving.ok()) {
+    response = error(serving);
   } else {
     absl::StatusOr<QueryParams> params =
         QueryParams::FromTarget(std::string_view(request.target().data(), request.target().size()));
@@ -122,23 +169,34 @@ void HistoryApi::AddRoutes(HttpServer& server) {
       return Answer(route.route, route.query, request);
     });
   }
-  server.AddRoute("/healthz", {http::verb::get}, [](HttpRequest& request) {
+}
+
+void HistoryApi::AddOpsRoutes(HttpServer& ops, std::vector<NamedListener> listeners) {
+  ops.AddRoute("/healthz", {http::verb::get}, [](HttpRequest& request) {
     return MakeHttpResponse(request, http::status::ok, "ok\n");
   });
-  server.AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
-    // Ready: the index is open and the indexer's last pass did not fail
-    // store-wide (the API routes answer from the index either way).
-    const bool open = ready_(), ready = open && metrics_.last_pass_ok.load();
-    return MakeHttpResponse(request, ready ? http::status::ok : http::status::service_unavailable,
-                            ready  ? "ready\n"
-                            : open ? "last indexing pass failed\n"
-                                   : "index not open\n");
+  ops.AddRoute("/readyz", {http::verb::get}, [this](HttpRequest& request) {
+    // Ready: the API answers (the index is open, not of a newer schema) and
+    // the indexer's last pass did not fail store-wide.
+    absl::Status serving = serving_();
+    if (serving.ok() && !metrics_.last_pass_ok.load()) {
+      serving = absl::UnavailableError("the last indexing pass failed");
+    }
+    if (serving.ok()) return MakeHttpResponse(request, http::status::ok, "ready\n");
+    const nlohmann::json body = {{"result", false}, {"msg", strings::View(serving.message())}};
+    return MakeHttpResponse(request, http::status::service_unavailable,
+                            body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                            "application/json");
   });
-  server.AddRoute("/metrics", {http::verb::get}, [this](HttpRequest& request) {
-    return MakeHttpResponse(request, http::status::ok,
-                            RenderHistoryMetrics(metrics_, ready_(), now_ms_()),
-                            "text/plain; version=0.0.4; charset=utf-8");
-  });
+  ops.AddRoute("/metrics", {http::verb::get},
+               [this, listeners = std::move(listeners)](HttpRequest& request) {
+                 std::vector<HttpListenerStats> stats;
+                 for (const NamedListener& listener : listeners) stats.push_back(StatsOf(listener));
+                 return MakeHttpResponse(
+                     request, http::status::ok,
+                     RenderHistoryMetrics(metrics_, serving_().ok(), now_ms_(), stats),
+                     "text/plain; version=0.0.4; charset=utf-8");
+               });
 }
 
 }  // namespace rayagg::history

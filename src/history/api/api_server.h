@@ -1,7 +1,8 @@
-// The HTTP side of ray-task-history: the JSON API (docs/HISTORY.md "API"),
-// Ray's State API for tasks, /healthz, /readyz and /metrics, as routes on
-// the project's HttpServer. Queries run on a bounded pool of read-only
-// SQLite connections (WAL lets them read beside the indexer's writes).
+// The HTTP side of ray-task-history: the JSON API (docs/HISTORY.md "API")
+// and Ray's State API for tasks on the API listener; /healthz, /readyz and
+// /metrics on the ops listener (no task data there, and never behind a
+// query). Queries run on a bounded pool of read-only SQLite connections (WAL
+// lets them read beside the indexer's writes).
 #pragma once
 
 #include <functional>
@@ -51,18 +52,38 @@ struct ApiOptions {
   QueryLimits limits;
 };
 
+// A listener whose HttpServer counters /metrics exports (rayhist_http_*).
+struct NamedListener {
+  std::string name;  // the `listener` label: "api", "ops"
+  const HttpServer* server;
+};
+
+// The options every listener of the history shares: answers only for
+// `allowed_hosts` (421 otherwise), JSON errors, nosniff (always).
+HttpServerOptions HistoryListenerOptions(std::string address, uint16_t port,
+                                         std::vector<std::string> allowed_hosts);
+
 class HistoryApi {
  public:
+  // `serving` says whether the API answers: OK, or why not (Unavailable,
+  // e.g. an index of a newer schema), which every API route and /readyz
+  // answer with 503 and that message.
   HistoryApi(ReaderPool& readers, HistoryMetrics& metrics, ApiOptions options,
-             std::function<bool()> ready, std::function<int64_t()> now_ms)
+             std::function<absl::Status()> serving, std::function<int64_t()> now_ms)
       : readers_(readers),
         metrics_(metrics),
         options_(options),
-        ready_(std::move(ready)),
+        serving_(std::move(serving)),
         now_ms_(std::move(now_ms)) {}
+  // The same with a plain ready flag ("the index is not open yet" when false).
+  HistoryApi(ReaderPool& readers, HistoryMetrics& metrics, ApiOptions options,
+             std::function<bool()> ready, std::function<int64_t()> now_ms);
 
-  // Adds every route to `server` (before it starts).
+  // Adds every API route to `server` (before it starts).
   void AddRoutes(HttpServer& server);
+  // Adds /healthz, /readyz and /metrics to the ops listener; /metrics also
+  // exports the HTTP counters of `listeners` (which must outlive `ops`).
+  void AddOpsRoutes(HttpServer& ops, std::vector<NamedListener> listeners);
 
  private:
   using Query = absl::StatusOr<nlohmann::json> (HistoryQueries::*)(const QueryParams&);
@@ -71,7 +92,7 @@ class HistoryApi {
   ReaderPool& readers_;
   HistoryMetrics& metrics_;
   const ApiOptions options_;
-  const std::function<bool()> ready_;
+  const std::function<absl::Status()> serving_;
   const std::function<int64_t()> now_ms_;
 };
 

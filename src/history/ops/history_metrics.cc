@@ -1,5 +1,7 @@
 #include "history/ops/history_metrics.h"
 
+#include <algorithm>
+
 #include "ops/metric_table.h"
 
 namespace rayagg::history {
@@ -9,7 +11,13 @@ struct Scrape {
   const HistoryMetrics& m;
   bool ready;
   int64_t now_ms;
+  const std::vector<HttpListenerStats>& listeners;
 };
+
+template <uint64_t HttpListenerStats::*field>
+void PerListener(const Scrape& s, MetricSamples& out) {
+  for (const HttpListenerStats& listener : s.listeners) out.Add({listener.name}, listener.*field);
+}
 
 template <std::atomic<uint64_t> HistoryMetrics::*field>
 void Counter(const Scrape& s, MetricSamples& out) {
@@ -124,6 +132,73 @@ constexpr MetricFamily<Scrape> kHistoryFamilies[] = {
          out.Add({ApiRouteName(static_cast<ApiRoute>(i))}, s.m.query_errors[i].load());
        }
      }},
+
+    // The HTTP server's own counters, per listener (api, ops), as the
+    // daemon's rayagg_http_server_* families.
+    {{"rayhist_http_connections_accepted_total",
+      MetricType::kCounter,
+      {"listener"},
+      "Connections accepted."},
+     &PerListener<&HttpListenerStats::connections_accepted>},
+    {{"rayhist_http_connections_refused_total",
+      MetricType::kCounter,
+      {"listener"},
+      "Connections closed at once: the connection limit was reached and none waited."},
+     &PerListener<&HttpListenerStats::connections_refused>},
+    {{"rayhist_http_connections_closed_total",
+      MetricType::kCounter,
+      {"listener", "reason"},
+      "Connections the server closed under its limits, by reason."},
+     [](const Scrape& s, MetricSamples& out) {
+       for (const HttpListenerStats& l : s.listeners) {
+         out.Add({l.name, "idle_timeout"}, l.idle_timeouts);
+         out.Add({l.name, "evicted_idle"}, l.evicted_idle);
+         out.Add({l.name, "evicted_in_request"}, l.evicted_in_request);
+         out.Add({l.name, "max_requests"}, l.max_requests_reached);
+       }
+     }},
+    {{"rayhist_http_connections",
+      MetricType::kGauge,
+      {"listener", "state"},
+      "Open connections: idle (waiting for a request), in_request (one arriving), busy."},
+     [](const Scrape& s, MetricSamples& out) {
+       for (const HttpListenerStats& l : s.listeners) {
+         const uint64_t waiting = l.idle + l.in_request;
+         out.Add({l.name, "idle"}, static_cast<double>(l.idle));
+         out.Add({l.name, "in_request"}, static_cast<double>(l.in_request));
+         out.Add({l.name, "busy"}, static_cast<double>(l.open - std::min(l.open, waiting)));
+       }
+     }},
+    {{"rayhist_http_requests_total",
+      MetricType::kCounter,
+      {"listener"},
+      "Complete requests routed (any answer)."},
+     &PerListener<&HttpListenerStats::requests>},
+    {{"rayhist_http_misdirected_total",
+      MetricType::kCounter,
+      {"listener"},
+      "Requests refused because their Host is not in http.allowed_hosts (421) or missing (400)."},
+     &PerListener<&HttpListenerStats::misdirected>},
+    {{"rayhist_http_unauthorized_total",
+      MetricType::kCounter,
+      {"listener"},
+      "Requests refused for a missing or wrong bearer token (401)."},
+     &PerListener<&HttpListenerStats::unauthorized>},
+    {{"rayhist_http_errors_total",
+      MetricType::kCounter,
+      {"listener", "reason"},
+      "Requests or connections the server itself ended, by reason."},
+     [](const Scrape& s, MetricSamples& out) {
+       for (const HttpListenerStats& l : s.listeners) {
+         out.Add({l.name, "bad_request"}, l.bad_requests);
+         out.Add({l.name, "header_too_large"}, l.headers_too_large);
+         out.Add({l.name, "too_many_header_fields"}, l.too_many_header_fields);
+         out.Add({l.name, "body_too_large"}, l.bodies_too_large);
+         out.Add({l.name, "timeout"}, l.timeouts);
+         out.Add({l.name, "handler_error"}, l.handler_errors);
+         out.Add({l.name, "stream_error"}, l.stream_errors);
+       }
+     }},
 };
 
 }  // namespace
@@ -176,8 +251,10 @@ std::string_view AbandonReasonName(AbandonReason reason) {
   return "unknown";
 }
 
-std::string RenderHistoryMetrics(const HistoryMetrics& metrics, bool ready, int64_t now_ms) {
-  return RenderMetricFamilies<Scrape>(kHistoryFamilies, Scrape{metrics, ready, now_ms}, {});
+std::string RenderHistoryMetrics(const HistoryMetrics& metrics, bool ready, int64_t now_ms,
+                                 const std::vector<HttpListenerStats>& listeners) {
+  return RenderMetricFamilies<Scrape>(kHistoryFamilies, Scrape{metrics, ready, now_ms, listeners},
+                                      {});
 }
 
 std::vector<MetricDef> HistoryMetricDefs() { return MetricDefsOf<Scrape>(kHistoryFamilies); }

@@ -74,8 +74,36 @@ struct HistoryMetrics {
   std::array<std::atomic<uint64_t>, kApiRouteCount> query_errors{};
 };
 
-// The Prometheus page, rendered from the metrics table (ops/metric_table.h).
-std::string RenderHistoryMetrics(const HistoryMetrics& metrics, bool ready, int64_t now_ms);
+// One HTTP listener's own counters (its HttpServer's), read at scrape time
+// by the API layer, which knows the server; plain numbers here so that the
+// metrics do not depend on the HTTP library.
+struct HttpListenerStats {
+  std::string name{};  // the `listener` label: "api", "ops"
+  uint64_t connections_accepted = 0;
+  uint64_t connections_refused = 0;
+  uint64_t evicted_idle = 0;
+  uint64_t evicted_in_request = 0;
+  uint64_t idle_timeouts = 0;
+  uint64_t max_requests_reached = 0;
+  uint64_t requests = 0;
+  uint64_t misdirected = 0;   // Host missing or not in http.allowed_hosts
+  uint64_t unauthorized = 0;  // no or a wrong bearer token
+  uint64_t bad_requests = 0;
+  uint64_t headers_too_large = 0;
+  uint64_t too_many_header_fields = 0;
+  uint64_t bodies_too_large = 0;
+  uint64_t timeouts = 0;
+  uint64_t handler_errors = 0;
+  uint64_t stream_errors = 0;
+  uint64_t open = 0;  // connections open now
+  uint64_t idle = 0;
+  uint64_t in_request = 0;
+};
+
+// The Prometheus page, rendered from the metrics table (ops/metric_table.h),
+// with the HTTP counters of `listeners`.
+std::string RenderHistoryMetrics(const HistoryMetrics& metrics, bool ready, int64_t now_ms,
+                                 const std::vector<HttpListenerStats>& listeners = {});
 // The table's families, for the test against docs/HISTORY.md.
 std::vector<MetricDef> HistoryMetricDefs();
 

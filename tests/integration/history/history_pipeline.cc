@@ -132,6 +132,7 @@ AssertionResult HistoryPipeline::StartHistory(const std::string& store_url,
       RAYAGG_HISTORY_BINARY,
       std::vector<std::string>{"--store", store_url, "--index-dir", dir_.Path("index"),
                                "--http-port", "0", "--port-file", dir_.Path(run + ".port"),
+                               "--ops-port", "0", "--ops-port-file", dir_.Path(run + ".ops-port"),
                                "--config", config},
       dir_.Path(run + ".out"), dir_.Path(run + ".err"));
   const std::optional<int> port =
@@ -142,6 +143,11 @@ AssertionResult HistoryPipeline::StartHistory(const std::string& store_url,
                                      history_->WaitForExit(std::chrono::milliseconds(0)));
   }
   history_port_ = *port;
+  // Written before the API's port file.
+  const std::optional<int> ops_port =
+      WaitForPortFile(*history_, dir_.Path(run + ".ops-port"), kPipelineTimeout);
+  if (!ops_port) return AssertionFailure() << "ray-task-history wrote no ops port file";
+  history_ops_port_ = *ops_port;
   return AssertionSuccess();
 }
 
@@ -149,7 +155,7 @@ AssertionResult HistoryPipeline::WaitUntilCaughtUp() {
   std::string page;
   const bool caught_up = WaitFor(
       [&] {
-        page = GetText("/metrics");
+        page = GetOpsText("/metrics");
         const std::optional<double> lag = Sample(page, "rayhist_lag_seconds");
         return lag.has_value() && *lag >= 0;
       },
@@ -169,6 +175,12 @@ AssertionResult HistoryPipeline::StopHistory() {
 
 std::string HistoryPipeline::GetText(const std::string& target) {
   RawHttpClient client(static_cast<uint16_t>(history_port_), kPipelineTimeout);
+  client.Send("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  return client.Read().body();
+}
+
+std::string HistoryPipeline::GetOpsText(const std::string& target) {
+  RawHttpClient client(static_cast<uint16_t>(history_ops_port_), kPipelineTimeout);
   client.Send("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   return client.Read().body();
 }

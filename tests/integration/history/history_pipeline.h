@@ -56,6 +56,8 @@ class HistoryPipeline {
   // GET on the history's API: status and parsed body (discarded if not JSON).
   std::pair<int, nlohmann::json> Get(const std::string& target);
   std::string GetText(const std::string& target);
+  // GET on the history's ops listener (/metrics, /healthz, /readyz).
+  std::string GetOpsText(const std::string& target);
 
   // Both programs' stderr, for a failure's context.
   std::string Logs() const;
@@ -63,7 +65,7 @@ class HistoryPipeline {
  private:
   const TempDir& dir_;
   std::unique_ptr<Subprocess> daemon_, history_;
-  int grpc_port_ = 0, http_port_ = 0, history_port_ = 0;
+  int grpc_port_ = 0, http_port_ = 0, history_port_ = 0, history_ops_port_ = 0;
   int history_runs_ = 0;
 };
 

@@ -42,7 +42,7 @@ TEST_F(TaskHistoryDirTest, EventsSentToTheDaemonAreAnsweredByTheHistory) {
                                      "indexing: {poll_interval: 50ms, discovery_interval: 0ms}\n"));
   ASSERT_TRUE(pipeline_.WaitUntilCaughtUp());
   ExpectAnswersMatch(pipeline_, scenario);
-  const std::string metrics = pipeline_.GetText("/metrics");
+  const std::string metrics = pipeline_.GetOpsText("/metrics");
   EXPECT_NE(metrics.find("\nrayhist_objects_indexed_total 0\n"), std::string::npos) << metrics;
   ASSERT_TRUE(pipeline_.StopHistory());
 }

@@ -422,22 +422,38 @@ TEST_F(ApiTest, RayStateApiSummaryAnswersInRaysSchema) {
   EXPECT_EQ(Get("/api/v0/tasks/summarize?summary_by=lineage").first, 400);
 }
 
-TEST_F(ApiTest, HealthReadinessAndMetrics) {
-  test::RawHttpClient client(port_);
+TEST_F(ApiTest, HealthReadinessAndMetricsAreOnTheOpsListenerOnly) {
+  asio::io_context ops_io;
+  HttpServer ops(ops_io, HttpServerOptions{});
+  api_->AddOpsRoutes(ops, {{"api", server_.get()}, {"ops", &ops}});
+  absl::StatusOr<uint16_t> ops_port = ops.Start();
+  ASSERT_TRUE(ops_port.ok());
+  test::IoThread ops_thread(ops_io);
+  test::RawHttpClient client(*ops_port);
   client.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   auto response = client.Read();
   EXPECT_EQ(response.result_int(), 200);
   EXPECT_NE(response.body().find("rayhist_query_duration_seconds_bucket"), std::string::npos);
-  test::RawHttpClient health(port_);
+  EXPECT_NE(response.body().find("rayhist_http_requests_total{listener=\"api\"}"),
+            std::string::npos);
+  test::RawHttpClient health(*ops_port);
   health.Send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(health.Read().result_int(), 200);
+  test::RawHttpClient ready(*ops_port);
+  ready.Send("GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(ready.Read().result_int(), 200);
   // /readyz follows the indexer's last pass; the data routes answer anyway.
-  EXPECT_EQ(Get("/readyz").first, 200);
   metrics_.last_pass_ok = false;
-  EXPECT_EQ(Get("/readyz").first, 503);
+  test::RawHttpClient not_ready(*ops_port);
+  not_ready.Send("GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(not_ready.Read().result_int(), 503);
   EXPECT_EQ(Get("/api/history/v1/counts").first, 200);
   metrics_.last_pass_ok = true;
-  EXPECT_EQ(Get("/readyz").first, 200);
+  // The API listener serves task data only.
+  for (const char* path : {"/metrics", "/healthz", "/readyz"}) {
+    EXPECT_EQ(Get(path).first, 404) << path;
+  }
+  ops.Stop();
 }
 
 }  // namespace

@@ -40,5 +40,30 @@ TEST(HistoryMetrics, ThePageHasEveryFamily) {
             std::string::npos);
 }
 
+TEST(HistoryMetrics, EachListenersHttpCountersAreLabelled) {
+  HistoryMetrics metrics;
+  std::vector<HttpListenerStats> listeners(2);
+  listeners[0].name = "api";
+  listeners[0].requests = 7;
+  listeners[0].misdirected = 2;
+  listeners[0].unauthorized = 3;
+  listeners[0].open = 5;
+  listeners[0].idle = 1;
+  listeners[0].in_request = 1;
+  listeners[0].stream_errors = 4;
+  listeners[1].name = "ops";
+  listeners[1].requests = 9;
+  const std::string page = RenderHistoryMetrics(metrics, false, 1000, listeners);
+  EXPECT_NE(page.find("rayhist_ready 0"), std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_requests_total{listener=\"api\"} 7"), std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_requests_total{listener=\"ops\"} 9"), std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_misdirected_total{listener=\"api\"} 2"), std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_unauthorized_total{listener=\"api\"} 3"), std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_connections{listener=\"api\",state=\"busy\"} 3"),
+            std::string::npos);
+  EXPECT_NE(page.find("rayhist_http_errors_total{listener=\"api\",reason=\"stream_error\"} 4"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rayagg::history
