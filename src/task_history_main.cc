@@ -167,8 +167,8 @@ int main(int argc, char** argv) {
   }
   ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes);
   HistoryApi api(
-      readers, metrics, ApiOptions{config->limits}, [&unavailable] { return unavailable; },
-      wall_now_ms);
+      readers, metrics, ApiOptions{.limits = config->limits, .index_dir = config->index_dir},
+      [&unavailable] { return unavailable; }, wall_now_ms);
 
   asio::io_context io_context;
   HttpServerOptions http_options = HistoryListenerOptions(

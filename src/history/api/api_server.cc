@@ -1,8 +1,10 @@
 #include "history/api/api_server.h"
 
 #include <chrono>
+#include <utility>
 
 #include "common/text.h"
+#include "history/api/task_export.h"
 #include "history/index/index_schema.h"
 
 namespace rayagg::history {
@@ -169,6 +171,67 @@ void HistoryApi::AddRoutes(HttpServer& server) {
       return Answer(route.route, route.query, request);
     });
   }
+  server.AddStreamRoute("/api/history/v1/export", {http::verb::get},
+                        [this](HttpRequest& request) { return Export(request); });
+}
+
+HttpStreamedResponse HistoryApi::Export(HttpRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  auto error = [&](const absl::Status& status, http::status code) {
+    metrics_.query_errors[static_cast<size_t>(ApiRoute::kExport)].fetch_add(1);
+    const nlohmann::json body = {{"result", false}, {"msg", strings::View(status.message())}};
+    HttpServerResponse response = MakeHttpResponse(
+        request, code, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+        "application/json");
+    response.set(http::field::cache_control, "no-store");
+    return HttpStreamedResponse{std::move(response), nullptr};
+  };
+  if (absl::Status serving = serving_(); !serving.ok()) {
+    return error(serving, http::status::service_unavailable);
+  }
+  absl::StatusOr<QueryParams> params =
+      QueryParams::FromTarget(std::string_view(request.target().data(), request.target().size()));
+  if (!params.ok()) return error(params.status(), http::status::bad_request);
+  // A slot per running export, given back when its producer ends (the
+  // answer completed, the client stopped reading, or the server stopped).
+  struct Slot {
+    std::atomic<size_t>* running;
+    explicit Slot(std::atomic<size_t>& counter) : running(&counter) {}
+    Slot(Slot&& other) noexcept : running(std::exchange(other.running, nullptr)) {}
+    Slot(const Slot&) = delete;
+    ~Slot() {
+      if (running != nullptr) running->fetch_sub(1);
+    }
+  };
+  if (exports_running_.fetch_add(1) >= options_.max_exports) {
+    exports_running_.fetch_sub(1);
+    HttpStreamedResponse busy =
+        error(absl::ResourceExhaustedError(
+                  strings::Cat(options_.max_exports, " exports are running; try again shortly")),
+              http::status::too_many_requests);
+    busy.head.set(http::field::retry_after, "5");
+    return busy;
+  }
+  Slot slot(exports_running_);
+  absl::StatusOr<std::unique_ptr<TaskExport>> exporter =
+      TaskExport::Start(options_.index_dir, options_.export_cache_bytes, *params, options_.limits,
+                        options_.export_rows_per_page);
+  if (!exporter.ok()) return error(exporter.status(), HttpStatusOf(exporter.status()));
+  HttpServerResponse head =
+      MakeHttpResponse(request, http::status::ok, std::string(), (*exporter)->content_type());
+  head.set(http::field::cache_control, "no-store");
+  head.set(http::field::content_disposition,
+           strings::Cat("attachment; filename=\"", (*exporter)->file_name(), "\""));
+  metrics_.query_latency[static_cast<size_t>(ApiRoute::kExport)].Observe(
+      std::chrono::steady_clock::now() - started);
+  auto producer = MakeHttpBodyProducer([exporter = std::move(*exporter), slot = std::move(slot)](
+                                           std::string& out) mutable -> absl::StatusOr<bool> {
+    absl::StatusOr<std::string> chunk = exporter->Next();
+    if (!chunk.ok()) return chunk.status();
+    out = std::move(*chunk);
+    return !exporter->done();
+  });
+  return HttpStreamedResponse{std::move(head), std::move(producer)};
 }
 
 void HistoryApi::AddOpsRoutes(HttpServer& ops, std::vector<NamedListener> listeners) {

@@ -5,6 +5,7 @@
 // lets them read beside the indexer's writes).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,6 +51,13 @@ class ReaderPool {
 
 struct ApiOptions {
   QueryLimits limits;
+  // Exports (GET /api/history/v1/export) read the index on connections of
+  // their own, outside the reader pool: where it is, their page cache, how
+  // many may run at once (429 with Retry-After beyond) and their page size.
+  std::string index_dir;
+  uint64_t export_cache_bytes = 8ull << 20;
+  size_t max_exports = 2;
+  uint64_t export_rows_per_page = 2000;
 };
 
 // A listener whose HttpServer counters /metrics exports (rayhist_http_*).
@@ -88,12 +96,14 @@ class HistoryApi {
  private:
   using Query = absl::StatusOr<nlohmann::json> (HistoryQueries::*)(const QueryParams&);
   HttpServerResponse Answer(ApiRoute route, Query query, HttpRequest& request);
+  HttpStreamedResponse Export(HttpRequest& request);
 
   ReaderPool& readers_;
   HistoryMetrics& metrics_;
   const ApiOptions options_;
   const std::function<absl::Status()> serving_;
   const std::function<int64_t()> now_ms_;
+  std::atomic<size_t> exports_running_{0};
 };
 
 }  // namespace rayagg::history

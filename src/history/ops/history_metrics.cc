@@ -227,6 +227,8 @@ std::string_view ApiRouteName(ApiRoute route) {
       return "actors";
     case ApiRoute::kJobs:
       return "jobs";
+    case ApiRoute::kExport:
+      return "export";
     case ApiRoute::kCount:
       break;
   }

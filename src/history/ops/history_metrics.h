@@ -26,6 +26,7 @@ enum class ApiRoute : int {
   kRaySummarize,
   kActors,
   kJobs,
+  kExport,
   kCount
 };
 inline constexpr size_t kApiRouteCount = static_cast<size_t>(ApiRoute::kCount);

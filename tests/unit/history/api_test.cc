@@ -70,7 +70,8 @@ class ApiTest : public ::testing::Test {
     }
     readers_ = std::make_unique<ReaderPool>(dir_.path(), 2, 4 << 20);
     api_ = std::make_unique<HistoryApi>(
-        *readers_, metrics_, ApiOptions{}, [] { return true; }, [] { return int64_t{0}; });
+        *readers_, metrics_, ApiOptions{.limits = {}, .index_dir = dir_.path()},
+        [] { return true; }, [] { return int64_t{0}; });
     server_ = std::make_unique<HttpServer>(io_, HttpServerOptions{});
     api_->AddRoutes(*server_);
     absl::StatusOr<uint16_t> port = server_->Start();
@@ -751,6 +752,58 @@ TEST_F(ApiTest, OnlyIndexedColumnsSort) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace rayagg::history
+
+namespace rayagg::history {
+namespace {
+
+// Exports stream any filtered set in chunks, outside the reader pool.
+TEST_F(ApiTest, ExportsStreamEveryTaskAndRefuseBeyondTheirLimit) {
+  test::RawHttpClient client(port_);
+  client.Send(
+      "GET /api/history/v1/export?format=ndjson&unit=attempts HTTP/1.1\r\nHost: x\r\n"
+      "Connection: close\r\n\r\n");
+  auto response = client.Read();
+  ASSERT_EQ(response.result_int(), 200) << response.body();
+  EXPECT_EQ(response[http::field::transfer_encoding], "chunked");
+  EXPECT_NE(std::string(response[http::field::content_disposition]).find("attachment"),
+            std::string::npos);
+  std::set<std::pair<std::string, int64_t>> seen;
+  size_t start = 0;
+  const std::string& body = response.body();
+  while (start < body.size()) {
+    const size_t end = body.find('\n', start);
+    ASSERT_NE(end, std::string::npos);
+    const json row = json::parse(body.substr(start, end - start), nullptr, false);
+    ASSERT_FALSE(row.is_discarded());
+    EXPECT_TRUE(seen.emplace(row["task_id"], row["attempt"].get<int64_t>()).second);
+    start = end + 1;
+  }
+  EXPECT_EQ(seen.size(), expected_.tasks.size());
+  auto [bad, why] = Get("/api/history/v1/export?format=xml");
+  EXPECT_EQ(bad, 400);
+  EXPECT_EQ(why["result"], false);
+
+  // With no export slot free, the answer is 429 with Retry-After.
+  asio::io_context io;
+  HttpServer busy_server(io, HttpServerOptions{});
+  HistoryApi busy(
+      *readers_, metrics_, ApiOptions{.limits = {}, .index_dir = dir_.path(), .max_exports = 0},
+      [] { return true; }, [] { return int64_t{0}; });
+  busy.AddRoutes(busy_server);
+  absl::StatusOr<uint16_t> busy_port = busy_server.Start();
+  ASSERT_TRUE(busy_port.ok());
+  test::IoThread busy_thread(io);
+  test::RawHttpClient refused(*busy_port);
+  refused.Send(
+      "GET /api/history/v1/export?format=csv HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto answer = refused.Read();
+  EXPECT_EQ(answer.result_int(), 429);
+  EXPECT_EQ(answer[http::field::retry_after], "5");
+  busy_server.Stop();
 }
 
 }  // namespace
