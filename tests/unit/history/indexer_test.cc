@@ -184,7 +184,7 @@ TEST_F(IndexerTest, IndexesOurSinksObjectsIncrementallyAndResumesAfterRestart) {
   ASSERT_TRUE(indexer_->RunOnce().ok());
   EXPECT_EQ(metrics_->objects_indexed.load(), 2 * by_prefix.size());
 
-  json counts = Query("/c", &HistoryQueries::Counts);
+  json counts = Query("/c?unit=attempts", &HistoryQueries::Counts);
   EXPECT_EQ(counts["total"], expected.tasks.size());
   json sessions = Query("/s", &HistoryQueries::Sessions);
   ASSERT_EQ(sessions["sessions"].size(), 1u);
@@ -200,7 +200,7 @@ TEST_F(IndexerTest, IndexesOurSinksObjectsIncrementallyAndResumesAfterRestart) {
   Open();
   ASSERT_TRUE(indexer_->RunOnce().ok());
   EXPECT_EQ(metrics_->objects_indexed.load(), 2 * by_prefix.size());
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts), counts);
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts), counts);
 }
 
 TEST_F(IndexerTest, ReadsWhatKubeRaysOwnCollectorWrote) {
@@ -240,7 +240,7 @@ TEST_F(IndexerTest, ReadsWhatKubeRaysOwnCollectorWrote) {
   EXPECT_EQ(sessions["sessions"][0]["cluster"], "rayjob/team-a/nightly/cluster-1");
   EXPECT_EQ(sessions["sessions"][0]["has_marker"], false);
   EXPECT_EQ(sessions["sessions"][0]["bad_lines"], 0);
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], expected.tasks.size());
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts)["total"], expected.tasks.size());
 }
 
 TEST_F(IndexerTest, DamagedObjectsAreSkippedAndCountedNotFatal) {
@@ -260,7 +260,7 @@ TEST_F(IndexerTest, DamagedObjectsAreSkippedAndCountedNotFatal) {
   EXPECT_EQ(metrics_->bad_lines.load(), 2u);
   FoldedSession expected;
   for (const RayEvent& event : session.events) FoldEvent(event, expected);
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], expected.tasks.size());
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts)["total"], expected.tasks.size());
 }
 
 TEST_F(IndexerTest, IdleSessionsAreListedOnceMoreThenOnDemandAndGoneOnesExpire) {
@@ -360,7 +360,8 @@ TEST_F(IndexerTest, AnObjectThatKeepsFailingIsRecordedAsBadAndPassed) {
   ASSERT_TRUE(indexer_->RunOnce().ok());
   EXPECT_EQ(metrics_->objects_indexed.load(), 1u);
   EXPECT_EQ(metrics_->objects_pending.load(), 0u);
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], objects.first_and_last.tasks.size());
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts)["total"],
+            objects.first_and_last.tasks.size());
   // It stays passed: a later pass reads nothing again.
   faulty_->failing.clear();
   ASSERT_TRUE(indexer_->RunOnce().ok());
@@ -402,7 +403,8 @@ TEST_F(IndexerTest, ReadsThatFailEverywhereAreTheStoresAndADenialAmongGoodReadsI
   EXPECT_EQ(metrics_->last_pass_success_ms.load(), now_ms_);
   EXPECT_NE(RenderHistoryMetrics(*metrics_, true, now_ms_).find("\nrayhist_ready 1\n"),
             std::string::npos);
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], objects.first_and_last.tasks.size());
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts)["total"],
+            objects.first_and_last.tasks.size());
 }
 
 TEST_F(IndexerTest, AFailedPassStillSetsTheGauges) {
@@ -465,7 +467,7 @@ TEST_F(IndexerTest, ADirectoryThatCannotBeListedIsSkippedNotItsSession) {
   EXPECT_EQ(skipped->Int(0), 3);
   FoldedSession expected;
   for (const RayEvent& event : session.events) FoldEvent(event, expected);
-  EXPECT_EQ(Query("/c", &HistoryQueries::Counts)["total"], expected.tasks.size());
+  EXPECT_EQ(Query("/c?unit=attempts", &HistoryQueries::Counts)["total"], expected.tasks.size());
   // Skipped again next pass, and counted again; nothing else changes.
   ASSERT_TRUE(indexer.RunOnce().ok());
   EXPECT_TRUE(indexer.LastPassSucceeded());
