@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/text.h"
+#include "history/index/search_texts.h"
 
 namespace rayagg::history {
 namespace {
@@ -81,6 +82,7 @@ CREATE TABLE tasks(
   actor_id BLOB NOT NULL,
   error_type INTEGER NOT NULL,
   exception_id INTEGER NOT NULL,
+  error_text_id INTEGER,
   creation_ns INTEGER NOT NULL,
   start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL,
@@ -124,7 +126,7 @@ CREATE TABLE summary(
 )sql";
 
 // Migrations: kMigrations[v - kOldestMigratedVersion] takes version v to
-// v + 1. None yet: 4 is the oldest layout migrated in place.
+// v + 1. None yet: 5 is the oldest layout migrated in place.
 constexpr std::array<std::string_view, 0> kMigrations = {};
 static_assert(static_cast<int64_t>(kMigrations.size()) ==
               kIndexSchemaVersion - kOldestMigratedVersion);
@@ -200,6 +202,7 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
       SqliteTransaction transaction(**db);
       if (!transaction.status().ok()) return transaction.status();
       if (absl::Status created = (*db)->Exec(kSchema); !created.ok()) return created;
+      if (absl::Status created = (*db)->Exec(kSearchSchema); !created.ok()) return created;
       if (absl::Status set = (*db)->Exec(strings::Cat("PRAGMA user_version=", kIndexSchemaVersion));
           !set.ok()) {
         return set;

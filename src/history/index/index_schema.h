@@ -16,13 +16,14 @@ namespace rayagg::history {
 
 // 2: objects_by_writer (migrated from 1 in place); 3: objects.seq_void;
 // 4: tasks and attempts (tasks.latest and tasks.attempts, summary.unit) and
-// an index per sortable column.
-inline constexpr int64_t kIndexSchemaVersion = 4;
-// Versions 1..3 are rebuilt, not migrated: the columns 4 added are derived
+// an index per sortable column; 5: the search (search_texts.h).
+inline constexpr int64_t kIndexSchemaVersion = 5;
+// Versions 1..4 are rebuilt, not migrated: the columns 4 added are derived
 // from every attempt of every task (which one is the latest, and each
-// task's contribution to the summaries in the tasks unit), so every task
-// must be folded again from the store.
-inline constexpr int64_t kOldestMigratedVersion = 4;
+// task's contribution to the summaries in the tasks unit), and the search's
+// texts of 5 from every task's record, so every task must be folded again
+// from the store.
+inline constexpr int64_t kOldestMigratedVersion = 5;
 
 struct OpenedIndex {
   std::unique_ptr<SqliteDb> db;

@@ -243,6 +243,12 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
   if (!func_id.ok()) return func_id.status();
   if (!node_id.ok()) return node_id.status();
   if (!exception_id.ok()) return exception_id.status();
+  absl::StatusOr<int64_t> error_text_id =
+      search_on_ ? search_.IndexTask(session_id, *func_id, d.func_name, d.task_name,
+                                     task.error.has() ? std::string_view(task.error.value.message)
+                                                      : std::string_view())
+                 : 0;
+  if (!error_text_id.ok()) return error_text_id.status();
   const TaskDurations durations = DurationsOf(task);
   // An existing row is updated in place: SQLite then rewrites only the
   // index entries whose columns changed (a REPLACE would rewrite all of them).
@@ -252,11 +258,12 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
             "raw_state=?6, type=?7, func_id=?8, name=?9, job_id=?10, node_id=?11, worker_id=?12, "
             "worker_pid=?13, actor_id=?14, error_type=?15, exception_id=?16, creation_ns=?17, "
             "start_ns=?18, end_ns=?19, pending_ns=?20, running_ns=?21, total_ns=?22, record=?23, "
-            "latest=?24, attempts=?25 WHERE id=?1"
+            "latest=?24, attempts=?25, error_text_id=?26 WHERE id=?1"
           : "INSERT INTO tasks(id, session_id, task_id, attempt, state, raw_state, type, "
             "func_id, name, job_id, node_id, worker_id, worker_pid, actor_id, error_type, "
             "exception_id, creation_ns, start_ns, end_ns, pending_ns, running_ns, total_ns, "
-            "record, latest, attempts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            "record, latest, attempts, error_text_id) VALUES "
+            "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!statement.ok()) return statement.status();
   SqliteStatement& s = **statement;
   if (row_id > 0) {
@@ -288,6 +295,11 @@ absl::Status IndexWriter::StoreTask(int64_t session_id, int64_t row_id, const Ta
   s.BindBlob(23, encoded);
   s.Bind(24, latest ? 1 : 0);
   s.Bind(25, attempts);
+  if (*error_text_id > 0) {
+    s.Bind(26, *error_text_id);
+  } else {
+    s.BindNull(26);
+  }
   return s.Run();
 }
 
@@ -763,6 +775,7 @@ absl::StatusOr<WriteStats> IndexWriter::WriteBatch(int64_t session_id, BatchInpu
 absl::Status IndexWriter::DropSession(int64_t session_id, const SessionRemoval* tombstone) {
   SqliteTransaction transaction(db_);
   if (!transaction.status().ok()) return transaction.status();
+  if (absl::Status dropped = search_.DropSession(session_id); !dropped.ok()) return dropped;
   for (const char* table :
        {"tasks", "actors", "jobs", "nodes", "workers", "summary", "objects", "prefixes"}) {
     absl::StatusOr<SqliteStatement> remove =

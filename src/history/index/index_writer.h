@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "history/fold/reducer.h"
 #include "history/index/duration_stats.h"
+#include "history/index/search_texts.h"
 #include "history/index/session_removal.h"
 #include "history/index/sqlite.h"
 
@@ -105,7 +106,10 @@ std::optional<std::string> BytesFromHex(std::string_view hex);
 
 class IndexWriter {
  public:
-  explicit IndexWriter(SqliteDb& db) : db_(db) {}
+  // `search`: false leaves the search's texts empty (the benchmark's
+  // baseline; q= then finds nothing).
+  explicit IndexWriter(SqliteDb& db, bool search = true)
+      : db_(db), search_(db), search_on_(search) {}
 
   // The session's row id, creating the row on first sight.
   absl::StatusOr<int64_t> EnsureSession(const SessionIdentity& session, bool has_marker);
@@ -154,6 +158,8 @@ class IndexWriter {
 
   SqliteDb& db_;
   std::unordered_map<std::string, int64_t> name_ids_;
+  SearchTexts search_;
+  const bool search_on_;
 };
 
 // The state a task is reported in: its last transition's, unless that is

@@ -117,11 +117,12 @@ TEST_F(ManifestCheckTest, ARealGapBesideAVoidRangeIsStillReported) {
   EXPECT_EQ(report.missing_events, 7);
 }
 
-// Versions 1..3 have no migration to 4 (tasks.latest and attempts, the
-// summaries' unit are derived from every task): such an index is replaced by
-// an empty one, which the indexer fills again from the store.
-TEST_F(ManifestCheckTest, AnIndexOfVersionOneToThreeIsRebuiltEmpty) {
-  for (int64_t version = 1; version <= 3; ++version) {
+// Versions 1..4 have no migration to 5 (tasks.latest and attempts, the
+// summaries' unit and the search's texts are derived from every task): such
+// an index is replaced by an empty one, which the indexer fills again from
+// the store.
+TEST_F(ManifestCheckTest, AnIndexOfVersionOneToFourIsRebuiltEmpty) {
+  for (int64_t version = 1; version <= 4; ++version) {
     SCOPED_TRACE(version);
     Object(1, "w1", 1, 10, 0);
     ASSERT_TRUE(db_->Exec(strings::Cat("PRAGMA user_version=", version)).ok());
