@@ -145,12 +145,11 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
                      std::move(values)});
       continue;
     }
-    out.push_back(
-        {strings::Cat(column, " IN (SELECT ", function ? "x.ref" : "f.text",
-                      " FROM search_names f JOIN search_texts x ON x.id = f.rowid "
-                      "WHERE search_names MATCH ? AND x.session_id = ? AND x.kind = ",
-                      static_cast<int>(kind), ")"),
-         {SearchText{query.fts_phrase}, session_id}});
+    out.push_back({strings::Cat(column, " IN (SELECT ", function ? "x.ref" : "f.text",
+                                " FROM search_names f JOIN search_texts x ON x.id = f.rowid "
+                                "WHERE search_names MATCH ? AND x.session_id = ? AND x.kind = ",
+                                static_cast<int>(kind), ")"),
+                   {SearchText{query.fts_phrase}, session_id}});
   }
   return absl::OkStatus();
 }
@@ -170,8 +169,8 @@ absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& qu
   if (!read.ok()) return read;
   if (values.empty()) return absl::OkStatus();
   if (values.size() <= max_listed) {
-    out.push_back(
-        {strings::Cat("t.error_text_id IN (", SearchPlaceholders(values.size()), ")"), std::move(values)});
+    out.push_back({strings::Cat("t.error_text_id IN (", SearchPlaceholders(values.size()), ")"),
+                   std::move(values)});
     return absl::OkStatus();
   }
   // Text ids are per session: another session's ids match none of this
@@ -257,10 +256,12 @@ absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
   // Functions first: when a query matches many tasks it is mostly through
   // their function, and the first count part needs no exclusions.
   std::vector<SearchBranch> branches;
-  if (absl::Status found = NameBranches(db, session_id, query, limits.max_listed_texts, branches); !found.ok()) {
+  if (absl::Status found = NameBranches(db, session_id, query, limits.max_listed_texts, branches);
+      !found.ok()) {
     return found;
   }
-  if (absl::Status found = ErrorBranch(db, session_id, query, limits.max_listed_texts, branches); !found.ok()) {
+  if (absl::Status found = ErrorBranch(db, session_id, query, limits.max_listed_texts, branches);
+      !found.ok()) {
     return found;
   }
   IdBranches(query, branches);

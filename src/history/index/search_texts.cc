@@ -68,12 +68,12 @@ absl::StatusOr<int64_t> SearchTexts::Intern(int64_t session_id, SearchKind kind,
     return it->second.id;
   }
   // Texts of one hash are compared whole, so a collision only costs a row.
-  absl::StatusOr<SqliteStatement*> find = db_.Cached(
-      kind == SearchKind::kError
-          ? "SELECT x.id FROM search_texts x JOIN search_errors f ON f.rowid = x.id "
-            "WHERE x.session_id = ? AND x.hash = ? AND x.kind = ? AND f.text = ?"
-          : "SELECT x.id FROM search_texts x JOIN search_names f ON f.rowid = x.id "
-            "WHERE x.session_id = ? AND x.hash = ? AND x.kind = ? AND f.text = ?");
+  absl::StatusOr<SqliteStatement*> find =
+      db_.Cached(kind == SearchKind::kError
+                     ? "SELECT x.id FROM search_texts x JOIN search_errors f ON f.rowid = x.id "
+                       "WHERE x.session_id = ? AND x.hash = ? AND x.kind = ? AND f.text = ?"
+                     : "SELECT x.id FROM search_texts x JOIN search_names f ON f.rowid = x.id "
+                       "WHERE x.session_id = ? AND x.hash = ? AND x.kind = ? AND f.text = ?");
   if (!find.ok()) return find.status();
   (*find)
       ->Bind(1, session_id)

@@ -61,9 +61,8 @@ class SearchTexts {
   // function), its task name when the function name does not contain it,
   // and its error message. Returns the error message's text id for
   // tasks.error_text_id (0: no message, stored as NULL).
-  absl::StatusOr<int64_t> IndexTask(int64_t session_id, int64_t func_id,
-                                    std::string_view func_name, std::string_view task_name,
-                                    std::string_view error_message);
+  absl::StatusOr<int64_t> IndexTask(int64_t session_id, int64_t func_id, std::string_view func_name,
+                                    std::string_view task_name, std::string_view error_message);
 
   // Removes the session's texts; inside the caller's transaction.
   absl::Status DropSession(int64_t session_id);

@@ -109,9 +109,9 @@ class SearchTest : public ::testing::Test {
     absl::StatusOr<SearchClause> clause = BuildSearchClause(*db_, session, query, limits);
     EXPECT_TRUE(clause.ok()) << clause.status();
     if (!clause.ok()) return {};
-    absl::StatusOr<SqliteStatement> select = db_->Prepare(
-        strings::Cat("SELECT t.task_id, t.attempt FROM tasks t WHERE t.session_id = ? AND t.attempt >= 0 AND ",
-                     clause->where.sql, " ORDER BY t.start_ns, t.id"));
+    absl::StatusOr<SqliteStatement> select = db_->Prepare(strings::Cat(
+        "SELECT t.task_id, t.attempt FROM tasks t WHERE t.session_id = ? AND t.attempt >= 0 AND ",
+        clause->where.sql, " ORDER BY t.start_ns, t.id"));
     EXPECT_TRUE(select.ok()) << select.status();
     if (!select.ok()) return {};
     select->Bind(1, session);
@@ -210,14 +210,17 @@ TEST_F(SearchTest, TheTextIsOneQuotedPhrase) {
 
 TEST_F(SearchTest, HostileTextsAreData) {
   for (const char* q :
-       {"\") OR 1=1 --", "1=1", "***", "%%%", "___", "50%", "rows_ok", "a*b", "\"quoted\"",
-        "\"\"\"", "it's", "\"unbalanced", "unbalanced'", "(NEAR x)", "y:z", "^start", "OR 1",
-        "AND", "NOT", "x'00'", "%_%", "-- (", "\\\\\\"}) {
+       {"\") OR 1=1 --", "1=1",      "***",        "%%%",    "___",   "50%",
+        "rows_ok",       "a*b",      "\"quoted\"", "\"\"\"", "it's",  "\"unbalanced",
+        "unbalanced'",   "(NEAR x)", "y:z",        "^start", "OR 1",  "AND",
+        "NOT",           "x'00'",    "%_%",        "-- (",   "\\\\\\"}) {
     ExpectFound(q);
   }
   // The hostile message's task is found by its SQL-looking part.
-  EXPECT_EQ(FindAll(made_session_, "\") OR 1=1 --"), std::set<std::string>{tasks_[3].task_id + "/0"});
-  EXPECT_EQ(FindAll(made_session_, "50% of rows_ok"), std::set<std::string>{tasks_[3].task_id + "/0"});
+  EXPECT_EQ(FindAll(made_session_, "\") OR 1=1 --"),
+            std::set<std::string>{tasks_[3].task_id + "/0"});
+  EXPECT_EQ(FindAll(made_session_, "50% of rows_ok"),
+            std::set<std::string>{tasks_[3].task_id + "/0"});
 }
 
 TEST_F(SearchTest, ATwelveCharacterStackTraceSubstringFindsItsTaskOnly) {
@@ -229,8 +232,8 @@ TEST_F(SearchTest, ATwelveCharacterStackTraceSubstringFindsItsTaskOnly) {
     piece = trace.substr(at, 12);
     bool unique = piece.find('\n') == std::string::npos;
     for (const TaskRecord& other : tasks_) {
-      if (&other != &task && other.error.has() && other.error.value.message.find(piece) !=
-                                                      std::string::npos) {
+      if (&other != &task && other.error.has() &&
+          other.error.value.message.find(piece) != std::string::npos) {
         unique = false;
       }
     }
@@ -238,15 +241,16 @@ TEST_F(SearchTest, ATwelveCharacterStackTraceSubstringFindsItsTaskOnly) {
   }
   ASSERT_EQ(piece.size(), 12u);
   EXPECT_EQ(FindAll(made_session_, piece), std::set<std::string>{task.task_id + "/0"}) << piece;
-  EXPECT_EQ(FindAll(made_session_, strings::ToUpper(piece)), std::set<std::string>{task.task_id + "/0"});
+  EXPECT_EQ(FindAll(made_session_, strings::ToUpper(piece)),
+            std::set<std::string>{task.task_id + "/0"});
   ExpectFound(piece);
 }
 
 TEST_F(SearchTest, NamesTracesAndExceptionsWithoutCase) {
-  for (const char* q : {"load_shard", "LOAD_SHARD", "Stage.Load", "train_step", "ain_st",
-                               "keyerror", "KeyError: 'missing", "Traceback", "line 1",
-                               "in forward\n    value", "/srv/app/", "method1", "name1",
-                               "name3", "nightly", "mod.Actor"}) {
+  for (const char* q :
+       {"load_shard", "LOAD_SHARD", "Stage.Load", "train_step", "ain_st", "keyerror",
+        "KeyError: 'missing", "Traceback", "line 1", "in forward\n    value", "/srv/app/",
+        "method1", "name1", "name3", "nightly", "mod.Actor"}) {
     ExpectFound(q);
   }
   // Non-ASCII letters are folded by the index too.
@@ -258,14 +262,15 @@ TEST_F(SearchTest, NamesTracesAndExceptionsWithoutCase) {
 }
 
 TEST_F(SearchTest, HexIdPrefixesOfOddAndEvenLength) {
-  for (const std::string& q : std::vector<std::string>{"abc", "ABC", "abcd", "c3f", "0a0b",
-                                                        "0A0B0C0D", "ff00f", "ffff", "fff",
-                                                        "0a0b0c0d0", tasks_[1].task_id}) {
+  for (const std::string& q :
+       std::vector<std::string>{"abc", "ABC", "abcd", "c3f", "0a0b", "0A0B0C0D", "ff00f", "ffff",
+                                "fff", "0a0b0c0d0", tasks_[1].task_id}) {
     ExpectFound(q);
   }
   const std::set<std::string> abc = FindAll(made_session_, "ABC");
   EXPECT_TRUE(abc.contains(tasks_[1].task_id + "/0"));
-  EXPECT_EQ(FindAll(made_session_, tasks_[1].task_id), std::set<std::string>{tasks_[1].task_id + "/0"});
+  EXPECT_EQ(FindAll(made_session_, tasks_[1].task_id),
+            std::set<std::string>{tasks_[1].task_id + "/0"});
   EXPECT_EQ(FindAll(made_session_, tasks_[1].task_id.substr(0, 9)),
             std::set<std::string>{tasks_[1].task_id + "/0"});
   EXPECT_EQ(FindAll(made_session_, "ff00ff00").size(), 30u);  // a job id
@@ -311,9 +316,9 @@ TEST_F(SearchTest, ALaterErrorAndADroppedSessionAreFollowed) {
   left->Bind(1, made_session_);
   ASSERT_TRUE(left->Step().value_or(false));
   EXPECT_EQ(left->Int(0), 0);
-  absl::StatusOr<SqliteStatement> rows =
-      db_->Prepare("SELECT (SELECT count(*) FROM search_names) + (SELECT count(*) FROM "
-                   "search_errors), (SELECT count(*) FROM search_texts)");
+  absl::StatusOr<SqliteStatement> rows = db_->Prepare(
+      "SELECT (SELECT count(*) FROM search_names) + (SELECT count(*) FROM "
+      "search_errors), (SELECT count(*) FROM search_texts)");
   ASSERT_TRUE(rows.ok());
   ASSERT_TRUE(rows->Step().value_or(false));
   EXPECT_EQ(rows->Int(0), rows->Int(1));  // every FTS row has its text row
@@ -348,6 +353,30 @@ TEST_F(SearchTest, EachDistinctMessageIsStoredOnce) {
   ASSERT_TRUE(count->Step().value_or(false));
   EXPECT_EQ(count->Int(0), 30);
   EXPECT_EQ(count->Int(1), 29);  // tasks 5 and 7 share one
+}
+
+TEST_F(SearchTest, AnIndexOfVersionThreeGainsTheSearch) {
+  writer_.reset();
+  ASSERT_TRUE(db_->Exec("DROP INDEX tasks_by_error_text; DROP TABLE search_texts; "
+                        "DROP TABLE search_names; DROP TABLE search_errors; "
+                        "ALTER TABLE tasks DROP COLUMN error_text_id; PRAGMA user_version=3")
+                  .ok());
+  db_.reset();
+  absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path(), 1 << 20);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_TRUE(reopened->migrated);
+  EXPECT_EQ(reopened->found_version, 3);
+  db_ = std::move(reopened->db);
+  writer_ = std::make_unique<IndexWriter>(*db_);
+  FoldedSession later;
+  TaskRecord task = tasks_[2];
+  task.error.Offer(9, TaskError{10, "MemoryError: after the migration"});
+  later.tasks[{task.task_id, 0}] = task;
+  BatchInput batch;
+  batch.folded = std::move(later);
+  ASSERT_TRUE(writer_->WriteBatch(made_session_, std::move(batch)).ok());
+  EXPECT_EQ(FindAll(made_session_, "after the migration"),
+            std::set<std::string>{task.task_id + "/0"});
 }
 
 TEST(MatchOffsetsTest, Utf16OffsetsOfEveryOccurrenceWithoutCase) {
