@@ -115,11 +115,13 @@ std::string SearchPlaceholders(size_t n) {
 // One column's part of the search: a predicate over `t`.
 using SearchBranch = SearchSql;
 
+// The FTS table leads every join (CROSS JOIN keeps that order): joined the
+// other way, SQLite would run the MATCH once per text of the session.
 absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& query,
                           size_t max_listed, std::vector<SearchBranch>& out) {
   absl::StatusOr<SqliteStatement> find = db.Prepare(
       "SELECT x.ref, CASE WHEN x.kind = 2 THEN f.text END FROM search_names f "
-      "JOIN search_texts x ON x.id = f.rowid "
+      "CROSS JOIN search_texts x ON x.id = f.rowid "
       "WHERE search_names MATCH ? AND x.session_id = ? AND x.kind = ? LIMIT ?");
   if (!find.ok()) return find.status();
   for (const SearchKind kind : {SearchKind::kFunction, SearchKind::kName}) {
@@ -146,7 +148,7 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
       continue;
     }
     out.push_back({strings::Cat(column, " IN (SELECT ", function ? "x.ref" : "f.text",
-                                " FROM search_names f JOIN search_texts x ON x.id = f.rowid "
+                                " FROM search_names f CROSS JOIN search_texts x ON x.id = f.rowid "
                                 "WHERE search_names MATCH ? AND x.session_id = ? AND x.kind = ",
                                 static_cast<int>(kind), ")"),
                    {SearchText{query.fts_phrase}, session_id}});
@@ -157,7 +159,7 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
 absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& query,
                          size_t max_listed, std::vector<SearchBranch>& out) {
   absl::StatusOr<SqliteStatement> find = db.Prepare(
-      "SELECT f.rowid FROM search_errors f JOIN search_texts x ON x.id = f.rowid "
+      "SELECT f.rowid FROM search_errors f CROSS JOIN search_texts x ON x.id = f.rowid "
       "WHERE search_errors MATCH ? AND x.session_id = ? LIMIT ?");
   if (!find.ok()) return find.status();
   find->BindText(1, query.fts_phrase)
