@@ -113,7 +113,7 @@ std::string SearchPlaceholders(size_t n) {
 }
 
 // One column's part of the search: a predicate over `t`.
-using SearchBranch = SearchSql;
+using SearchBranch = SqlClause;
 
 // The FTS table leads every join (CROSS JOIN keeps that order): joined the
 // other way, SQLite would run the MATCH once per text of the session.
@@ -131,12 +131,12 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
         .Bind(2, session_id)
         .Bind(3, static_cast<int>(kind))
         .Bind(4, static_cast<int64_t>(max_listed + 1));
-    std::vector<SearchValue> values;
+    std::vector<SqlValue> values;
     absl::Status read = SearchEachRow(*find, [&](const SqliteStatement& row) {
       if (function) {
         values.emplace_back(row.Int(0));
       } else {
-        values.emplace_back(SearchText{std::string(row.Text(1))});
+        values.emplace_back(SqlText{std::string(row.Text(1))});
       }
     });
     if (!read.ok()) return read;
@@ -151,7 +151,7 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
                                 " FROM search_names f CROSS JOIN search_texts x ON x.id = f.rowid "
                                 "WHERE search_names MATCH ? AND x.session_id = ? AND x.kind = ",
                                 static_cast<int>(kind), ")"),
-                   {SearchText{query.fts_phrase}, session_id}});
+                   {SqlText{query.fts_phrase}, session_id}});
   }
   return absl::OkStatus();
 }
@@ -165,7 +165,7 @@ absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& qu
   find->BindText(1, query.fts_phrase)
       .Bind(2, session_id)
       .Bind(3, static_cast<int64_t>(max_listed + 1));
-  std::vector<SearchValue> values;
+  std::vector<SqlValue> values;
   absl::Status read =
       SearchEachRow(*find, [&](const SqliteStatement& row) { values.emplace_back(row.Int(0)); });
   if (!read.ok()) return read;
@@ -178,7 +178,7 @@ absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& qu
   // Text ids are per session: another session's ids match none of this
   // session's tasks, so the subquery needs no session filter.
   out.push_back({"t.error_text_id IN (SELECT rowid FROM search_errors WHERE search_errors MATCH ?)",
-                 {SearchText{query.fts_phrase}}});
+                 {SqlText{query.fts_phrase}}});
   return absl::OkStatus();
 }
 
@@ -189,21 +189,16 @@ void IdBranches(const SearchQuery& query, std::vector<SearchBranch>& out) {
   const std::string next = NextHexPrefix(query.hex);
   SearchBranch task;
   task.sql = next.empty() ? "t.task_id >= ?" : "(t.task_id >= ? AND t.task_id < ?)";
-  task.values.emplace_back(SearchBlob{HexBytes(query.hex)});
-  if (!next.empty()) task.values.emplace_back(SearchBlob{HexBytes(next)});
+  task.values.emplace_back(SqlBlob{HexBytes(query.hex)});
+  if (!next.empty()) task.values.emplace_back(SqlBlob{HexBytes(next)});
   out.push_back(std::move(task));
   if (query.hex.size() <= 8) {
     SearchBranch job;
     job.sql = next.empty() ? "t.job_id >= ?" : "(t.job_id >= ? AND t.job_id < ?)";
-    job.values.emplace_back(SearchText{query.hex});
-    if (!next.empty()) job.values.emplace_back(SearchText{next});
+    job.values.emplace_back(SqlText{query.hex});
+    if (!next.empty()) job.values.emplace_back(SqlText{next});
     out.push_back(std::move(job));
   }
-}
-
-void AppendSql(SearchSql& to, const SearchSql& from) {
-  to.sql += from.sql;
-  to.values.insert(to.values.end(), from.values.begin(), from.values.end());
 }
 
 }  // namespace
@@ -236,22 +231,6 @@ absl::StatusOr<SearchQuery> ParseSearch(std::string_view q) {
   return query;
 }
 
-int BindSearchValues(SqliteStatement& statement, int first,
-                     const std::vector<SearchValue>& values) {
-  int index = first;
-  for (const SearchValue& value : values) {
-    if (const auto* i = std::get_if<int64_t>(&value)) {
-      statement.Bind(index, *i);
-    } else if (const auto* t = std::get_if<SearchText>(&value)) {
-      statement.BindText(index, t->value);
-    } else {
-      statement.BindBlob(index, std::get<SearchBlob>(value).value);
-    }
-    ++index;
-  }
-  return index;
-}
-
 absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
                                                const SearchQuery& query,
                                                const SearchLimits& limits) {
@@ -275,18 +254,18 @@ absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
   std::set<int64_t> rows;
   bool few = true;
   if (!branches.empty()) {
-    SearchSql probe{"SELECT id FROM (", {}};
+    SqlClause probe{"SELECT id FROM (", {}};
     for (size_t i = 0; i < branches.size(); ++i) {
       probe.sql += i == 0 ? "" : " UNION ALL ";
       probe.sql += "SELECT t.id FROM tasks t WHERE t.session_id = ? AND ";
       probe.values.emplace_back(session_id);
-      AppendSql(probe, branches[i]);
+      probe.Add(branches[i]);
     }
     probe.sql += ") LIMIT ?";
     probe.values.emplace_back(static_cast<int64_t>(limits.max_listed_tasks + 1));
     absl::StatusOr<SqliteStatement> statement = db.Prepare(probe.sql);
     if (!statement.ok()) return statement.status();
-    BindSearchValues(*statement, 1, probe.values);
+    BindValues(*statement, 1, probe.values);
     size_t seen = 0;
     absl::Status read = SearchEachRow(*statement, [&](const SqliteStatement& row) {
       rows.insert(row.Int(0));
@@ -309,16 +288,16 @@ absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
   clause.where.sql = "(";
   for (size_t i = 0; i < branches.size(); ++i) {
     clause.where.sql += i == 0 ? "(" : " OR (";
-    AppendSql(clause.where, branches[i]);
+    clause.where.Add(branches[i]);
     clause.where.sql += ")";
     // Part i: branch i and none of the ones before it. `IS NOT 1` is true
     // for false and for NULL (a task without an error text).
-    SearchSql part{"(", {}};
-    AppendSql(part, branches[i]);
+    SqlClause part{"(", {}};
+    part.Add(branches[i]);
     part.sql += ")";
     for (size_t j = 0; j < i; ++j) {
       part.sql += " AND (";
-      AppendSql(part, branches[j]);
+      part.Add(branches[j]);
       part.sql += ") IS NOT 1";
     }
     clause.count_parts.push_back(std::move(part));

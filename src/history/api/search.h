@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "history/api/sql_clause.h"
 #include "history/index/sqlite.h"
 
 namespace rayagg::history {
@@ -49,28 +49,13 @@ struct SearchQuery {
 // not stripped: a NUL cannot be in any indexed text) or not valid UTF-8.
 absl::StatusOr<SearchQuery> ParseSearch(std::string_view q);
 
-// A bound value: an integer, text, or bytes (an id).
-struct SearchText {
-  std::string value;
-};
-struct SearchBlob {
-  std::string value;
-};
-using SearchValue = std::variant<int64_t, SearchText, SearchBlob>;
-
-// SQL text over the alias `t` with its `?` placeholders' values, in order.
-struct SearchSql {
-  std::string sql;
-  std::vector<SearchValue> values;
-};
-
 struct SearchClause {
   // The predicate: `WHERE t.session_id = ? AND <filters> AND <where.sql>`.
-  SearchSql where;
+  SqlClause where;
   // For the exact count: the sum of count(*) over `... AND <filters> AND
   // <part.sql>` for each part equals the count with `where` (the parts are
   // disjoint), and each part is served by an index of its own.
-  std::vector<SearchSql> count_parts;
+  std::vector<SqlClause> count_parts;
   // Tasks the clause lists by row id (the few-matches form), else -1.
   int64_t listed_tasks = -1;
 };
@@ -86,9 +71,6 @@ struct SearchLimits {
 absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
                                                const SearchQuery& query,
                                                const SearchLimits& limits = {});
-
-// Binds `values` from placeholder `first` (1-based); returns the next index.
-int BindSearchValues(SqliteStatement& statement, int first, const std::vector<SearchValue>& values);
 
 // [start, end) of each case-insensitive occurrence of the query in `field`,
 // in UTF-16 code units (JavaScript string indexes), left to right without

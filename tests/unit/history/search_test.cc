@@ -115,7 +115,7 @@ class SearchTest : public ::testing::Test {
     EXPECT_TRUE(select.ok()) << select.status();
     if (!select.ok()) return {};
     select->Bind(1, session);
-    BindSearchValues(*select, 2, clause->where.values);
+    BindValues(*select, 2, clause->where.values);
     std::set<std::string> found;
     size_t rows = 0;
     for (;;) {
@@ -127,13 +127,13 @@ class SearchTest : public ::testing::Test {
     }
     EXPECT_EQ(rows, found.size());
     int64_t count = 0;
-    for (const SearchSql& part : clause->count_parts) {
+    for (const SqlClause& part : clause->count_parts) {
       absl::StatusOr<SqliteStatement> counted = db_->Prepare(strings::Cat(
           "SELECT count(*) FROM tasks t WHERE t.session_id = ? AND t.attempt >= 0 AND ", part.sql));
       EXPECT_TRUE(counted.ok()) << counted.status();
       if (!counted.ok()) return {};
       counted->Bind(1, session);
-      BindSearchValues(*counted, 2, part.values);
+      BindValues(*counted, 2, part.values);
       EXPECT_TRUE(counted->Step().value_or(false));
       count += counted->Int(0);
     }
