@@ -8,12 +8,16 @@
 //     build: nothing is timed per event inside it);
 //   - peak RSS while indexing;
 //   - index bytes per task, and per KB of stack-trace text;
-//   - p50/p99 of 100 warm runs of each listed query (nothing indexing).
+//   - all of the above twice, back to back: without the search's texts,
+//     then with them (the index the queries run on);
+//   - p50/p99 of 100 warm runs of each listed query (nothing indexing), and
+//     of the search's page 1 and exact count.
 //
 // Per task, as Ray reports one: a TASK_DEFINITION_EVENT and a lifecycle
 // event with PENDING_ARGS_AVAIL..SUBMITTED_TO_WORKER from the owner, a
 // RUNNING lifecycle and a FINISHED/FAILED lifecycle from the executor (4
-// events); 1 task in --failed-every fails with a ~2 KB Python stack trace.
+// events); 1 task in --failed-every fails with a Python stack trace of 2 to
+// 30 frames (0.3 to 4.5 KB, 2.3 KB on average, nearly all distinct).
 // 1 task in --retry-every is retried (half of those twice): its earlier
 // attempts fail with WORKER_DIED and a one-line message, its last attempt
 // ends as any task does, so the index holds tasks of 1, 2 and 3 attempts.
@@ -37,8 +41,10 @@
 #include "common/text.h"
 #include "flags.h"
 #include "history/api/queries.h"
+#include "history/api/search.h"
 #include "history/fold/object_decoder.h"
 #include "history/fold/object_folder.h"
+#include "history/fold/record_codec.h"
 #include "history/fold/reducer.h"
 #include "history/index/index_schema.h"
 #include "history/index/index_writer.h"
@@ -76,14 +82,61 @@ std::string Id(uint64_t value, size_t bytes) {
   return id;
 }
 
+// 1 task in `failed_every` fails, spread over the functions.
+bool IsFailed(uint64_t task, uint64_t failed_every) {
+  uint64_t h = task * 0x9E3779B97F4A7C15ULL;
+  h ^= h >> 29;
+  return (h * 0xBF58476D1CE4E5B9ULL >> 32) % failed_every == 0;
+}
+
+// The task's function: 16 of the 40 read shards (40 % of the tasks), the
+// rest train or evaluate.
+std::string FunctionOf(uint64_t task) {
+  const uint64_t f = task % 40;
+  return f < 16 ? "read_shard_" + std::to_string(f)
+                : (f < 32 ? "train_step_" : "evaluate_") + std::to_string(f);
+}
+
+// A Python stack trace as Ray reports one: 2 to 30 frames of library and
+// project code (several hundred bytes to a few KB), the task's own function
+// among them, and an exception naming the failing record (so nearly every
+// trace is distinct).
 std::string StackTrace(uint64_t task) {
+  static const char* const kModules[] = {
+      "torch/utils/data/dataloader",  "pandas/core/frame",      "pyarrow/parquet/core",
+      "ray/data/_internal/execution", "numpy/core/fromnumeric", "project/io/readers",
+      "project/model/layers",         "project/train/loop",     "fsspec/implementations/s3"};
+  static const char* const kFunctions[] = {"__next__",  "_next_data", "fetch",     "read_table",
+                                           "forward",   "__call__",   "_apply_op", "collate",
+                                           "to_tensor", "merge",      "_get_item", "step"};
+  static const char* const kLines[] = {"data = self._next_data()",
+                                       "return self.collate_fn(data)",
+                                       "table = reader.read()",
+                                       "out = layer(out, mask=mask)",
+                                       "return func(*args, **kwargs)",
+                                       "batch = next(iterator)",
+                                       "values = np.asarray(column, dtype=np.float32)",
+                                       "loss = criterion(pred, target)"};
+  uint64_t state = task * 0x9E3779B97F4A7C15ULL + 7;
+  auto next = [&state] {
+    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1DULL;
+  };
   std::string trace = "Traceback (most recent call last):\n";
-  for (int frame = 0; frame < 12; ++frame) {
-    trace += "  File \"/home/ray/anaconda3/lib/python3.11/site-packages/project/module_" +
-             std::to_string(frame) + ".py\", line " + std::to_string(100 + frame * 7) +
-             ", in step_" + std::to_string(frame) + "\n    result = process(batch, config)\n";
+  const int frames = 2 + static_cast<int>(next() % 29);
+  const int own = static_cast<int>(next() % static_cast<uint64_t>(frames));
+  for (int frame = 0; frame < frames; ++frame) {
+    const std::string function =
+        frame == own ? FunctionOf(task) : kFunctions[next() % std::size(kFunctions)];
+    trace += "  File \"/home/ray/anaconda3/lib/python3.11/site-packages/" +
+             std::string(kModules[next() % std::size(kModules)]) + ".py\", line " +
+             std::to_string(20 + next() % 2000) + ", in " + function + "\n    " +
+             kLines[next() % std::size(kLines)] + "\n";
   }
-  trace += "ValueError: invalid record " + std::to_string(task) + " in shard\n";
+  char record[16];
+  std::snprintf(record, sizeof(record), "r%07llu", static_cast<unsigned long long>(task));
+  trace += "ValueError: invalid record " + std::string(record) + " in shard s3://bucket/part-" +
+           std::to_string(next() % 512) + ".parquet\n";
   return trace;
 }
 
@@ -191,7 +244,7 @@ Generated Generate(const std::string& dir, uint64_t tasks, uint64_t failed_every
       r->mutable_task_log_info()->set_stdout_start(static_cast<int64_t>(t * 100));
       executor.Add(running);
       const bool last = attempt == attempts - 1;
-      const bool failed = !last || t % failed_every == failed_every - 1;
+      const bool failed = !last || IsFailed(t, failed_every);
       const int64_t ended =
           created + 5'000'000 + static_cast<int64_t>((t * 7919 + attempt) % 2'000'000'000);
       RayEvent end = base(RayEvent::TASK_LIFECYCLE_EVENT, ended, seq);
@@ -236,9 +289,9 @@ Generated Generate(const std::string& dir, uint64_t tasks, uint64_t failed_every
       d->set_language(ray::rpc::PYTHON);
       auto* f = d->mutable_task_func()->mutable_python_function_descriptor();
       f->set_module_name("project.pipeline");
-      f->set_function_name("stage_" + std::to_string(t % 40));
+      f->set_function_name(FunctionOf(t));
       f->set_function_hash("a1b2c3d4");
-      d->set_task_name("stage_" + std::to_string(t % 40));
+      d->set_task_name(FunctionOf(t));
       (*d->mutable_required_resources())["CPU"] = 1;
       d->set_job_id(Id(1 + t % 4, 4));
       d->set_parent_task_id(Id(t / 1000 + 3, 24));
@@ -316,40 +369,19 @@ StageTimes TimeStages(const std::vector<std::string>& files) {
   return out;
 }
 
-int Run(int argc, char** argv) {
-  Flags flags(argc, argv,
-              {"tasks", "dir", "failed-every", "retry-every", "events-per-object",
-               "batch-max-bytes", "query-runs", "cache-bytes", "keep"},
-              "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
-              "[--retry-every 25 (0: no retries)] "
-              "[--events-per-object 20000] [--batch-max-bytes 67108864] [--cache-bytes 67108864] "
-              "[--query-runs 100 (0: none)]");
-  const uint64_t tasks = flags.Uint("tasks", 1'000'000);
-  const uint64_t failed_every = flags.Uint("failed-every", 20);
-  const uint64_t retry_every = flags.Uint("retry-every", 25);
-  const std::string dir = flags.String(
-      "dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir + "/objects");
-  std::cout << "generating " << tasks << " tasks ..." << std::endl;
-  const Generated generated = Generate(dir + "/objects", tasks, failed_every, retry_every,
-                                       flags.Uint("events-per-object", 20'000));
-  std::cout << "session: " << tasks << " tasks, " << generated.attempts << " attempts ("
-            << generated.retried << " failed and retried), " << generated.events << " events, "
-            << generated.files.size() << " objects, " << generated.json_bytes / 1048576
-            << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, " << generated.failed
-            << " failed with " << generated.trace_bytes / 1024 << " KiB of stack traces"
-            << std::endl;
-
+// Indexes the session into `index_dir` the way the indexer does, and reports
+// the build's CPU, memory and index size.
+void BuildIndex(const Flags& flags, const Generated& generated, uint64_t tasks,
+                const std::string& index_dir, bool search) {
   // ---- Index build ----
   const int64_t rss_before_kb = PeakRssKb();
   absl::StatusOr<history::OpenedIndex> index =
-      history::OpenIndexForWriting(dir + "/index", flags.Uint("cache-bytes", 64ull << 20));
+      history::OpenIndexForWriting(index_dir, flags.Uint("cache-bytes", 64ull << 20));
   if (!index.ok()) {
     std::cerr << index.status() << "\n";
-    return 1;
+    std::exit(1);
   }
-  history::IndexWriter writer(*index->db);
+  history::IndexWriter writer(*index->db, search);
   history::SessionIdentity identity{"raycluster", "default", "", "bench",
                                     "session_2026-06-01_00-00-00_000000_1"};
   const int64_t session_id = *writer.EnsureSession(identity, true);
@@ -404,10 +436,11 @@ int Run(int argc, char** argv) {
     return 100.0 * static_cast<double>(ns) / static_cast<double>(cpu_ns);
   };
   std::printf(
-      "index build: %.0f tasks per CPU-second, %.0f attempts per CPU-second (%.1f s CPU, %.1f s "
-      "wall, %llu batches)\n",
-      static_cast<double>(tasks) / cpu_s, static_cast<double>(generated.attempts) / cpu_s, cpu_s,
-      wall_s, static_cast<unsigned long long>(batches));
+      "index build, search %s: %.0f tasks per CPU-second, %.0f attempts per CPU-second (%.1f s "
+      "CPU, %.1f s wall, %llu batches)\n",
+      search ? "on" : "off", static_cast<double>(tasks) / cpu_s,
+      static_cast<double>(generated.attempts) / cpu_s, cpu_s, wall_s,
+      static_cast<unsigned long long>(batches));
   std::printf(
       "  shares: read %.1f%%  gunzip %.1f%%  parse %.1f%%  reduce %.1f%%  database %.1f%%  "
       "(gunzip and parse timed in passes of their own, reduce = the rest of the fold)\n",
@@ -425,11 +458,29 @@ int Run(int argc, char** argv) {
   std::printf("  peak RSS while indexing: %.0f MiB (before: %.0f MiB)\n",
               static_cast<double>(rss_kb) / 1024, static_cast<double>(rss_before_kb) / 1024);
   (void)index->db->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const uint64_t index_bytes = std::filesystem::file_size(history::IndexPath(dir + "/index"));
-  std::printf("  index: %.1f MiB, %.0f bytes per task, %.0f per attempt\n",
-              static_cast<double>(index_bytes) / 1048576,
-              static_cast<double>(index_bytes) / static_cast<double>(tasks),
-              static_cast<double>(index_bytes) / static_cast<double>(generated.attempts));
+  const uint64_t index_bytes = std::filesystem::file_size(history::IndexPath(index_dir));
+  std::printf(
+      "  index: %.1f MiB, %.0f bytes per task, %.0f per attempt (target: <= 1536 per task + 4 "
+      "per byte of stack trace = %.1f MiB)\n",
+      static_cast<double>(index_bytes) / 1048576,
+      static_cast<double>(index_bytes) / static_cast<double>(tasks),
+      static_cast<double>(index_bytes) / static_cast<double>(generated.attempts),
+      (1536.0 * static_cast<double>(tasks) + 4.0 * static_cast<double>(generated.trace_bytes)) /
+          1048576);
+  if (search) {
+    // The search's own tables and index (dbstat, when SQLite has it).
+    absl::StatusOr<history::SqliteStatement> s = index->db->Prepare(
+        "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search%' OR name = "
+        "'tasks_by_error_text'");
+    if (s.ok() && s->Step().value_or(false)) {
+      const double bytes = static_cast<double>(s->Int(0));
+      std::printf(
+          "  search tables: %.1f MiB, %.2f bytes per byte of stack trace, %.0f bytes per "
+          "task\n",
+          bytes / 1048576, bytes / static_cast<double>(generated.trace_bytes),
+          bytes / static_cast<double>(tasks));
+    }
+  }
   {
     // Record bytes of failed against finished tasks, per KB of trace.
     // (Failed with the stack trace: attempts that failed and were retried
@@ -446,9 +497,158 @@ int Run(int argc, char** argv) {
       std::printf("  stack traces: %.0f index bytes per KB of stack-trace text\n", per_kb_trace);
     }
   }
+}
+
+// The search (q=) the way the task list runs it: the clause, page 1 by
+// start time with the highlights of each row (its record decoded for the
+// error message), and the exact count summed over the clause's parts.
+struct SearchAnswer {
+  int64_t rows = 0;
+  int64_t count = 0;
+  int64_t highlights = 0;
+};
+
+absl::StatusOr<SearchAnswer> SearchPage(history::SqliteDb& db, int64_t session_id,
+                                        const history::SearchQuery& query, bool count) {
+  absl::StatusOr<history::SearchClause> clause = history::BuildSearchClause(db, session_id, query);
+  if (!clause.ok()) return clause.status();
+  SearchAnswer answer;
+  if (!count) {
+    absl::StatusOr<history::SqliteStatement> page = db.Prepare(
+        "SELECT t.id, t.task_id, f.text, t.name, e.text, t.start_ns, t.record FROM tasks t "
+        "JOIN names f ON f.id = t.func_id JOIN names n ON n.id = t.node_id "
+        "JOIN names e ON e.id = t.exception_id WHERE t.session_id = ? AND " +
+        clause->where.sql + " ORDER BY t.start_ns, t.id LIMIT 100");
+    if (!page.ok()) return page.status();
+    page->Bind(1, session_id);
+    history::BindValues(*page, 2, clause->where.values);
+    for (;;) {
+      absl::StatusOr<bool> row = page->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ++answer.rows;
+      history::TaskRecord record;
+      if (!history::DecodeRecord(page->Blob(6), record).ok()) return absl::DataLossError("record");
+      for (std::string_view field : {page->Text(2), page->Text(3), page->Text(4),
+                                     std::string_view(record.error.value.message)}) {
+        answer.highlights += static_cast<int64_t>(history::MatchOffsets(field, query).size());
+      }
+      answer.highlights +=
+          static_cast<int64_t>(history::IdPrefixMatch(history::HexId(page->Blob(1)), query).size());
+    }
+    return answer;
+  }
+  for (const history::SqlClause& part : clause->count_parts) {
+    absl::StatusOr<history::SqliteStatement> counted =
+        db.Prepare("SELECT count(*) FROM tasks t WHERE t.session_id = ? AND " + part.sql);
+    if (!counted.ok()) return counted.status();
+    counted->Bind(1, session_id);
+    history::BindValues(*counted, 2, part.values);
+    absl::StatusOr<bool> row = counted->Step();
+    if (!row.ok()) return row.status();
+    answer.count += counted->Int(0);
+  }
+  return answer;
+}
+
+bool RunSearches(history::SqliteDb& db, int64_t session_id, uint64_t tasks, uint64_t failed_every,
+                 uint64_t runs) {
+  // A failed task in the middle of the session, and 12 characters of its
+  // trace: "ord r<7 digits>", the end of "invalid record r<7 digits>".
+  uint64_t failed = tasks / 2;
+  while (!IsFailed(failed, failed_every)) ++failed;
+  const std::string trace = StackTrace(failed);
+  const size_t record = trace.find("invalid record r");
+  const std::string twelve = trace.substr(record + 11, 12);
+  const std::string task_prefix = history::HexId(Id(failed * 2654435761ULL + 1, 24)).substr(0, 5);
+  struct Case {
+    const char* name;
+    std::string q;
+  };
+  const std::vector<Case> cases = {
+      {"12-char stack-trace substring", twelve},
+      {"function substring (40 %)", "d_shard"},
+      {"every stack trace (Traceback)", "Traceback"},
+      {"task id prefix (5 hex digits)", task_prefix},
+  };
+  std::printf(
+      "search (%llu warm runs each): p50 / p99 / max ms of page 1, of the exact count, of "
+      "both\n",
+      static_cast<unsigned long long>(runs));
+  for (const Case& c : cases) {
+    absl::StatusOr<history::SearchQuery> query = history::ParseSearch(c.q);
+    if (!query.ok()) {
+      std::printf("  %-34s %s\n", c.name, std::string(query.status().message()).c_str());
+      return false;
+    }
+    absl::StatusOr<SearchAnswer> page = SearchPage(db, session_id, *query, false);
+    absl::StatusOr<SearchAnswer> count = SearchPage(db, session_id, *query, true);
+    absl::StatusOr<history::SearchClause> clause =
+        history::BuildSearchClause(db, session_id, *query);
+    if (!page.ok() || !count.ok() || !clause.ok()) {
+      std::printf("  %-34s FAILED %s\n", c.name,
+                  std::string((!page.ok() ? page : count).status().message()).c_str());
+      return false;
+    }
+    Timing page_ms, count_ms, both_ms;
+    for (uint64_t i = 0; i < runs; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!SearchPage(db, session_id, *query, false).ok()) std::abort();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (!SearchPage(db, session_id, *query, true).ok()) std::abort();
+      const auto t2 = std::chrono::steady_clock::now();
+      page_ms.Add(t1 - t0);
+      count_ms.Add(t2 - t1);
+      both_ms.Add(t2 - t0);
+    }
+    std::printf("  %-34s page %7.1f %7.1f %7.1f | count %7.1f %7.1f %7.1f | both %7.1f %7.1f\n",
+                c.name, page_ms.Quantile(0.5), page_ms.Quantile(0.99), page_ms.Quantile(1.0),
+                count_ms.Quantile(0.5), count_ms.Quantile(0.99), count_ms.Quantile(1.0),
+                both_ms.Quantile(0.5), both_ms.Quantile(0.99));
+    std::printf("  %-34s q=\"%s\": %lld matches (%.1f %%), page %lld rows, %lld highlights, %s\n",
+                "", c.q.c_str(), static_cast<long long>(count->count),
+                100.0 * static_cast<double>(count->count) / static_cast<double>(tasks),
+                static_cast<long long>(page->rows), static_cast<long long>(page->highlights),
+                clause->listed_tasks >= 0
+                    ? "listed by row id"
+                    : ("by column, " + std::to_string(clause->count_parts.size()) + " count parts")
+                          .c_str());
+  }
+  return true;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags(argc, argv,
+              {"tasks", "dir", "failed-every", "retry-every", "events-per-object",
+               "batch-max-bytes", "query-runs", "cache-bytes", "keep"},
+              "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
+              "[--retry-every 25 (0: no retries)] "
+              "[--events-per-object 20000] [--batch-max-bytes 67108864] [--cache-bytes 67108864] "
+              "[--query-runs 100 (0: none)]");
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens in a log file
+  const uint64_t tasks = flags.Uint("tasks", 1'000'000);
+  const uint64_t failed_every = flags.Uint("failed-every", 20);
+  const uint64_t retry_every = flags.Uint("retry-every", 25);
+  const std::string dir = flags.String(
+      "dir", (std::filesystem::temp_directory_path() / "rayagg-history-bench").string());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/objects");
+  std::cout << "generating " << tasks << " tasks ..." << std::endl;
+  const Generated generated = Generate(dir + "/objects", tasks, failed_every, retry_every,
+                                       flags.Uint("events-per-object", 20'000));
+  std::cout << "session: " << tasks << " tasks, " << generated.attempts << " attempts ("
+            << generated.retried << " failed and retried), " << generated.events << " events, "
+            << generated.files.size() << " objects, " << generated.json_bytes / 1048576
+            << " MiB JSON, " << generated.gzip_bytes / 1048576 << " MiB gzip, " << generated.failed
+            << " failed with " << generated.trace_bytes / 1024 << " KiB of stack traces"
+            << std::endl;
+
+  // ---- Index build, without and with the search, back to back ----
+  BuildIndex(flags, generated, tasks, dir + "/index-no-search", false);
+  std::filesystem::remove_all(dir + "/index-no-search");
+  BuildIndex(flags, generated, tasks, dir + "/index", true);
 
   // ---- Queries, warm, nothing indexing (--query-runs 0: none) ----
-  index->db.reset();
   const uint64_t runs = flags.Uint("query-runs", 100);
   if (runs == 0) {
     if (!flags.Has("keep")) std::filesystem::remove_all(dir);
@@ -510,6 +710,7 @@ int Run(int argc, char** argv) {
     std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing.Quantile(0.5),
                 timing.Quantile(0.99), timing.Quantile(1.0));
   }
+  if (!RunSearches(**reader, 1, tasks, failed_every, runs)) return 1;
   if (!flags.Has("keep")) std::filesystem::remove_all(dir);
   return 0;
 }

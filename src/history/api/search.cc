@@ -182,8 +182,9 @@ absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& qu
   return absl::OkStatus();
 }
 
-// Hex prefixes of the indexed ids: task ids (bytes) and job ids (text,
-// 8 hex digits).
+// Hex prefixes of the indexed ids: task ids (bytes), job ids (text, 8 hex
+// digits) and node ids (names ids; hex, 56 digits), each served by its
+// column's index.
 void IdBranches(const SearchQuery& query, std::vector<SearchBranch>& out) {
   if (query.hex.empty()) return;
   const std::string next = NextHexPrefix(query.hex);
@@ -192,12 +193,15 @@ void IdBranches(const SearchQuery& query, std::vector<SearchBranch>& out) {
   task.values.emplace_back(SqlBlob{HexBytes(query.hex)});
   if (!next.empty()) task.values.emplace_back(SqlBlob{HexBytes(next)});
   out.push_back(std::move(task));
+  // Text ids: 'g' sorts after every hex digit, so [hex, hex + "g") holds
+  // every id that starts with an all-f prefix.
+  const std::string upper = next.empty() ? query.hex + "g" : next;
   if (query.hex.size() <= 8) {
-    SearchBranch job;
-    job.sql = next.empty() ? "t.job_id >= ?" : "(t.job_id >= ? AND t.job_id < ?)";
-    job.values.emplace_back(SqlText{query.hex});
-    if (!next.empty()) job.values.emplace_back(SqlText{next});
-    out.push_back(std::move(job));
+    out.push_back({"(t.job_id >= ? AND t.job_id < ?)", {SqlText{query.hex}, SqlText{upper}}});
+  }
+  if (query.hex.size() <= 56) {
+    out.push_back({"t.node_id IN (SELECT id FROM names WHERE text >= ? AND text < ?)",
+                   {SqlText{query.hex}, SqlText{upper}}});
   }
 }
 

@@ -147,7 +147,8 @@ class SearchTest : public ::testing::Test {
     for (const TaskRecord& task : expected_[session]) {
       const TaskDefinition& d = task.definition.value;
       const bool hex = !query.hex.empty() && (task.task_id.starts_with(query.hex) ||
-                                              task.job_id().starts_with(query.hex));
+                                              task.job_id().starts_with(query.hex) ||
+                                              task.node_id.value.starts_with(query.hex));
       if (hex || Contains(d.func_name, query.text) || Contains(d.task_name, query.text) ||
           (task.error.has() && Contains(task.error.value.message, query.text))) {
         out.insert(strings::Cat(task.task_id, "/", task.attempt));
@@ -274,6 +275,18 @@ TEST_F(SearchTest, HexIdPrefixesOfOddAndEvenLength) {
   EXPECT_EQ(FindAll(made_session_, tasks_[1].task_id.substr(0, 9)),
             std::set<std::string>{tasks_[1].task_id + "/0"});
   EXPECT_EQ(FindAll(made_session_, "ff00ff00").size(), 30u);  // a job id
+  // Node ids, whole and as prefixes of odd and even length.
+  for (const auto& [session, tasks] : expected_) {
+    for (const TaskRecord& task : tasks) {
+      const std::string& node = task.node_id.value;
+      if (node.size() < 7) continue;
+      ExpectFound(node.substr(0, 5));
+      ExpectFound(node.substr(0, 6));
+      ExpectFound(node);
+      EXPECT_TRUE(FindAll(session, node).contains(strings::Cat(task.task_id, "/", task.attempt)));
+      break;
+    }
+  }
 }
 
 TEST_F(SearchTest, RandomSubstringsOfEveryText) {
@@ -355,28 +368,27 @@ TEST_F(SearchTest, EachDistinctMessageIsStoredOnce) {
   EXPECT_EQ(count->Int(1), 29);  // tasks 5 and 7 share one
 }
 
-TEST_F(SearchTest, AnIndexOfVersionThreeGainsTheSearch) {
+// An index of version 4 (before the search) has no texts to search: it is
+// rebuilt from the store, and what is written then is found.
+TEST_F(SearchTest, AnIndexOfVersionFourIsRebuiltWithTheSearch) {
   writer_.reset();
   ASSERT_TRUE(db_->Exec("DROP INDEX tasks_by_error_text; DROP TABLE search_texts; "
                         "DROP TABLE search_names; DROP TABLE search_errors; "
-                        "ALTER TABLE tasks DROP COLUMN error_text_id; PRAGMA user_version=3")
+                        "ALTER TABLE tasks DROP COLUMN error_text_id; PRAGMA user_version=4")
                   .ok());
   db_.reset();
   absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path(), 1 << 20);
   ASSERT_TRUE(reopened.ok()) << reopened.status();
-  EXPECT_TRUE(reopened->migrated);
-  EXPECT_EQ(reopened->found_version, 3);
+  EXPECT_TRUE(reopened->rebuilt);
+  EXPECT_EQ(reopened->found_version, 4);
   db_ = std::move(reopened->db);
   writer_ = std::make_unique<IndexWriter>(*db_);
-  FoldedSession later;
+  FoldedSession again;
   TaskRecord task = tasks_[2];
-  task.error.Offer(9, TaskError{10, "MemoryError: after the migration"});
-  later.tasks[{task.task_id, 0}] = task;
-  BatchInput batch;
-  batch.folded = std::move(later);
-  ASSERT_TRUE(writer_->WriteBatch(made_session_, std::move(batch)).ok());
-  EXPECT_EQ(FindAll(made_session_, "after the migration"),
-            std::set<std::string>{task.task_id + "/0"});
+  task.error.Offer(9, TaskError{10, "MemoryError: after the rebuild"});
+  again.tasks[{task.task_id, 0}] = task;
+  const int64_t session = Write("session_again", std::move(again));
+  EXPECT_EQ(FindAll(session, "after the rebuild"), std::set<std::string>{task.task_id + "/0"});
 }
 
 TEST(MatchOffsetsTest, Utf16OffsetsOfEveryOccurrenceWithoutCase) {
