@@ -40,7 +40,10 @@ Index& TheIndex() {
   static const bool built = [] {
     absl::StatusOr<OpenedIndex> opened = OpenIndexForWriting(index.dir.path(), 8 << 20);
     if (!opened.ok()) std::abort();
-    IndexWriter writer(*opened->db);
+    // The writer (and its search texts, which unhook themselves from the
+    // connection) ends before the connection closes.
+    auto writer_storage = std::make_unique<IndexWriter>(*opened->db);
+    IndexWriter& writer = *writer_storage;
     for (uint64_t seed : {11, 12}) {
       FoldedSession folded;
       for (const RayEvent& event : RandomSession(seed).events) FoldEvent(event, folded);
@@ -52,6 +55,7 @@ Index& TheIndex() {
       batch.folded = std::move(folded);
       if (!id.ok() || !writer.WriteBatch(*id, std::move(batch)).ok()) std::abort();
     }
+    writer_storage.reset();
     opened->db.reset();
     absl::StatusOr<std::unique_ptr<SqliteDb>> reader =
         OpenIndexForReading(index.dir.path(), 4 << 20);
