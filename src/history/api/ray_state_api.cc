@@ -108,6 +108,17 @@ json RayTaskJson(const TaskRecord& task, int32_t state, bool detail) {
   return out;
 }
 
+// Every task attempt of the session (Ray's `total`), from the summaries.
+absl::StatusOr<int64_t> SessionAttempts(SqliteDb& db, int64_t session_id) {
+  absl::StatusOr<SqliteStatement> count = db.Prepare(
+      "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND dim = 0");
+  if (!count.ok()) return count.status();
+  count->Bind(1, session_id);
+  absl::StatusOr<bool> row = count->Step();
+  if (!row.ok()) return row.status();
+  return count->Int(0);
+}
+
 json Envelope(json result) {
   return {{"result", true}, {"msg", ""}, {"data", {{"result", std::move(result)}}}};
 }
@@ -140,14 +151,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RayListTasks(const QueryParams& p
 
   int64_t total = 0, filtered = 0;
   {
-    absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND "
-        "dim = 0");
-    if (!count.ok()) return count.status();
-    count->Bind(1, session->id);
-    absl::StatusOr<bool> row = count->Step();
-    if (!row.ok()) return row.status();
-    total = count->Int(0);
+    absl::StatusOr<int64_t> attempts = SessionAttempts(db_, session->id);
+    if (!attempts.ok()) return attempts.status();
+    total = *attempts;
   }
   {
     // Without filters (drivers excluded or not) the summaries count: no scan.
@@ -230,14 +236,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::RaySummarizeTasks(const QueryPara
   if (!where.ok()) return where.status();
   int64_t total = 0;
   {
-    absl::StatusOr<SqliteStatement> count = db_.Prepare(
-        "SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0 AND "
-        "dim = 0");
-    if (!count.ok()) return count.status();
-    count->Bind(1, session->id);
-    absl::StatusOr<bool> row = count->Step();
-    if (!row.ok()) return row.status();
-    total = count->Int(0);
+    absl::StatusOr<int64_t> attempts = SessionAttempts(db_, session->id);
+    if (!attempts.ok()) return attempts.status();
+    total = *attempts;
   }
   // Only a job filter (the dashboard's case) or none: read the summaries.
   // Anything else groups the matching tasks.
