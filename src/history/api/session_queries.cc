@@ -79,7 +79,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
   std::string sql =
       "SELECT id, cluster, kind, namespace, owner, cluster_name, name, has_marker, first_event_ns, "
       "last_event_ns, status, objects, object_bytes, events, ignored_events, bad_lines, "
-      "bad_objects, dropped_task_attempts FROM sessions WHERE id < ? AND status != 'evicted'";
+      "bad_objects, dropped_task_attempts, removed_reason, removed_ms, removed_detail FROM "
+      "sessions WHERE id < ?";
   SqlClause clause;
   clause.Sql(sql).Int(*after_id);
   if (auto cluster = params.Get("cluster")) clause.Sql(" AND cluster = ?").Text(*cluster);
@@ -126,6 +127,12 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Sessions(const QueryParams& param
     s["bad_lines"] = row.Int(15);
     s["bad_objects"] = row.Int(16);
     s["lost_before_export"] = row.Int(17);
+    // A removed session stays listed, saying why and when
+    // (index/session_removal.h); its tasks are gone from the index.
+    if (s["status"] == "evicted") {
+      s["status"] = "removed";
+      s["removed"] = {{"reason", row.Text(18)}, {"time_ms", row.Int(19)}, {"detail", row.Text(20)}};
+    }
     sessions.push_back(std::move(s));
     return absl::OkStatus();
   });

@@ -293,7 +293,12 @@ TEST_F(IndexerTest, IdleSessionsAreListedOnceMoreThenOnDemandAndGoneOnesExpire) 
   EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"][0]["status"], "gone");
   now_ms_ += 25 * 3600 * 1000LL;
   ASSERT_TRUE(indexer_->RunOnce().ok());
-  EXPECT_TRUE(Query("/s", &HistoryQueries::Sessions)["sessions"].empty());
+  const json removed = Query("/s", &HistoryQueries::Sessions)["sessions"];
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0]["status"], "removed");
+  EXPECT_EQ(removed[0]["removed"]["reason"], "gone");
+  EXPECT_EQ(removed[0]["removed"]["time_ms"], now_ms_);
+  EXPECT_EQ(removed[0]["tasks"]["total"], 0);
   EXPECT_EQ(metrics_->sessions_dropped.load(), 1u);
   EXPECT_EQ(SessionColumn(name, "removed_reason"), "gone");
   EXPECT_EQ(SessionColumn(name, "removed_ms"), std::to_string(now_ms_));
@@ -489,7 +494,13 @@ TEST_F(IndexerTest, RetentionCountsFromTheLastIndexingOrEventAndTheRemovalSaysWh
   EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"].size(), 1u);
   now_ms_ += 2 * 3600 * 1000LL;
   ASSERT_TRUE(indexer_->RunOnce().ok());
-  EXPECT_TRUE(Query("/s", &HistoryQueries::Sessions)["sessions"].empty());
+  // Still listed, as removed, with why and when.
+  const json listed = Query("/s", &HistoryQueries::Sessions)["sessions"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["status"], "removed");
+  EXPECT_EQ(
+      listed[0]["removed"],
+      json({{"reason", "retention"}, {"time_ms", now_ms_}, {"detail", "index.retention is 24h"}}));
   EXPECT_EQ(metrics_->sessions_dropped.load(), 1u);
   EXPECT_EQ(SessionColumn(objects.name, "status"), "evicted");
   EXPECT_EQ(SessionColumn(objects.name, "removed_reason"), "retention");
@@ -549,7 +560,9 @@ TEST_F(IndexerTest, AboveMaxBytesTheOldestSessionIsRemovedAndSaysSo) {
     Put(prefix + "-2026-06-01-16-1.jsonl", Jsonl(RandomSession(i).events, false));
   }
   ASSERT_TRUE(indexer_->RunOnce().ok());
-  EXPECT_EQ(Query("/s", &HistoryQueries::Sessions)["sessions"].size(), 1u);
+  const json sessions = Query("/s", &HistoryQueries::Sessions)["sessions"];
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_EQ(sessions[0]["status"] == "removed", sessions[1]["status"] != "removed");
   absl::StatusOr<SqliteStatement> removed =
       db_->Prepare("SELECT removed_reason, removed_detail FROM sessions WHERE status = 'evicted'");
   ASSERT_TRUE(removed.ok());
