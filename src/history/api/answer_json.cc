@@ -149,6 +149,12 @@ json TaskRowJson(const SqliteStatement& row) {
   return task;
 }
 
+void AddMatchRanges(json& out, std::string_view field, const std::vector<MatchRange>& ranges) {
+  if (ranges.empty()) return;
+  json& list = out[std::string(field)];
+  for (const MatchRange& range : ranges) list.push_back({range.start, range.end});
+}
+
 std::string EncodeCursor(const json& cursor) { return HexId(cursor.dump()); }
 
 absl::StatusOr<json> DecodeCursor(std::string_view text, size_t fields) {

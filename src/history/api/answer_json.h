@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "history/api/search.h"
 #include "history/fold/task_record.h"
 #include "history/index/duration_stats.h"
 #include "history/index/sqlite.h"
@@ -48,6 +49,11 @@ inline constexpr std::string_view kTaskListJoins =
     " FROM tasks t JOIN names f ON f.id = t.func_id JOIN names n ON n.id = t.node_id "
     "JOIN names e ON e.id = t.exception_id ";
 nlohmann::json TaskRowJson(const SqliteStatement& row);
+
+// out[field] = [[start, end], ...] of a search's matches (search.h); nothing
+// when there are none.
+void AddMatchRanges(nlohmann::json& out, std::string_view field,
+                    const std::vector<MatchRange>& ranges);
 
 // A keyset cursor: opaque (hex of a JSON array) and URL-safe.
 std::string EncodeCursor(const nlohmann::json& cursor);

@@ -158,6 +158,7 @@ void HistoryApi::AddRoutes(HttpServer& server) {
       {"/api/history/v1/counts", ApiRoute::kCounts, &HistoryQueries::Counts},
       {"/api/history/v1/groups", ApiRoute::kGroups, &HistoryQueries::Groups},
       {"/api/history/v1/tasks", ApiRoute::kTasks, &HistoryQueries::Tasks},
+      {"/api/history/v1/tasks/count", ApiRoute::kTaskCount, &HistoryQueries::TaskCount},
       {"/api/history/v1/task", ApiRoute::kTask, &HistoryQueries::Task},
       {"/api/history/v1/actors", ApiRoute::kActors, &HistoryQueries::Actors},
       {"/api/history/v1/actor", ApiRoute::kActor, &HistoryQueries::Actor},

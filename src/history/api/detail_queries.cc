@@ -6,6 +6,7 @@
 #include "history/api/answer_json.h"
 #include "history/api/param_parsing.h"
 #include "history/api/queries.h"
+#include "history/api/search.h"
 #include "history/api/task_fields.h"
 #include "history/fold/record_codec.h"
 #include "history/index/index_writer.h"
@@ -14,6 +15,30 @@ namespace rayagg::history {
 namespace {
 
 using nlohmann::json;
+
+// [start, end) UTF-16 ranges of the search in the detail's texts and ids.
+json DetailMatches(const json& detail, const SearchQuery& search) {
+  json matches = json::object();
+  if (detail["definition"].is_object()) {
+    for (std::string_view field : {"function", "name"}) {
+      AddMatchRanges(
+          matches, field,
+          MatchOffsets(detail["definition"][field].get_ref<const std::string&>(), search));
+    }
+  }
+  if (detail["error"].is_object()) {
+    AddMatchRanges(
+        matches, "exception",
+        MatchOffsets(detail["error"]["exception"].get_ref<const std::string&>(), search));
+    AddMatchRanges(matches, "error_message",
+                   MatchOffsets(detail["error"]["message"].get_ref<const std::string&>(), search));
+  }
+  for (std::string_view field : {"task_id", "job_id", "node_id"}) {
+    AddMatchRanges(matches, field,
+                   IdPrefixMatch(detail[field].get_ref<const std::string&>(), search));
+  }
+  return matches;
+}
 
 json TaskDetailJson(const TaskRecord& task, int32_t state, const std::string& exception) {
   json out;
@@ -69,9 +94,16 @@ json TaskDetailJson(const TaskRecord& task, int32_t state, const std::string& ex
 }  // namespace
 
 absl::StatusOr<nlohmann::json> HistoryQueries::Task(const QueryParams& params) {
-  if (absl::Status known = RequireKnownParams(params, {"session", "task_id", "attempt"});
+  if (absl::Status known = RequireKnownParams(params, {"session", "task_id", "attempt", "q"});
       !known.ok()) {
     return known;
+  }
+  // `q`: the search the user came from, highlighted in the whole answer.
+  std::optional<SearchQuery> search;
+  if (auto q = params.Get("q")) {
+    absl::StatusOr<SearchQuery> parsed = ParseSearch(*q);
+    if (!parsed.ok()) return parsed.status();
+    search = std::move(*parsed);
   }
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session"));
   if (!session.ok()) return session.status();
@@ -104,6 +136,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Task(const QueryParams& params) {
   if (chosen.is_null()) return absl::NotFoundError("no such task (attempt) in this session");
   chosen["session"] = strings::Cat(session->cluster, "/", session->name);
   chosen["attempts"] = std::move(attempts);
+  if (search) chosen["matches"] = DetailMatches(chosen, *search);
   return chosen;
 }
 

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "history/api/query_params.h"
+#include "history/api/search.h"
 #include "history/index/sqlite.h"
 
 namespace rayagg::history {
@@ -31,6 +32,8 @@ struct QueryLimits {
   // them from the filter's index and sorts them; above, it walks the sort's
   // index (task_plan.h). Not a setting: tests lower it to reach both plans.
   int64_t max_rows_sorted_per_page = 50'000;
+  // Where the search's clause changes form (search.h). Not a setting.
+  SearchLimits search;
 };
 
 struct SessionRow {
@@ -46,6 +49,9 @@ class HistoryQueries {
   absl::StatusOr<nlohmann::json> Counts(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Groups(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Tasks(const QueryParams& params);
+  // The exact number of tasks (or attempts) the task list's filters and
+  // search keep.
+  absl::StatusOr<nlohmann::json> TaskCount(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Task(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Actors(const QueryParams& params);
   absl::StatusOr<nlohmann::json> Actor(const QueryParams& params);

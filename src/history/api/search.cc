@@ -356,4 +356,56 @@ std::vector<MatchRange> IdPrefixMatch(std::string_view hex_id, const SearchQuery
   return {{0, static_cast<uint32_t>(query.hex.size())}};
 }
 
+namespace {
+
+// The byte offset in `text` of UTF-16 offset `units`, counted as
+// MatchOffsets counts (a malformed byte is one unit).
+size_t ByteOfUtf16Offset(std::string_view text, uint32_t units) {
+  size_t i = 0;
+  uint32_t seen = 0;
+  while (i < text.size() && seen < units) {
+    const size_t at = i;
+    std::optional<char32_t> decoded = NextCodePoint(text, i);
+    if (!decoded) i = at + 1;
+    seen += decoded.value_or(0) >= 0x10000 ? 2 : 1;
+  }
+  return i;
+}
+
+// Moves `at` back to the start of the UTF-8 character it points into.
+size_t CharacterStart(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
+}  // namespace
+
+std::optional<MessageExcerpt> ExcerptOfMatch(std::string_view message, const SearchQuery& query) {
+  const std::vector<MatchRange> all = MatchOffsets(message, query);
+  if (all.empty()) return std::nullopt;
+  const size_t match_begin = ByteOfUtf16Offset(message, all.front().start);
+  const size_t match_end = ByteOfUtf16Offset(message, all.front().end);
+  const size_t line_begin = message.rfind('\n', match_begin == 0 ? 0 : match_begin - 1);
+  size_t begin = line_begin == std::string_view::npos || match_begin == 0 ? 0 : line_begin + 1;
+  size_t end = message.find('\n', match_end);
+  if (end == std::string_view::npos) end = message.size();
+  MessageExcerpt excerpt;
+  excerpt.line =
+      1 + std::count(message.begin(), message.begin() + static_cast<ptrdiff_t>(begin), '\n');
+  // A long line keeps a third of the room before the match.
+  if (end - begin > kMaxExcerptBytes) {
+    const size_t before = kMaxExcerptBytes / 3;
+    const size_t from = match_begin - begin > before ? match_begin - before : begin;
+    excerpt.cut_before = from > begin;
+    begin = CharacterStart(message, from);
+    if (end - begin > kMaxExcerptBytes) {
+      end = CharacterStart(message, begin + kMaxExcerptBytes);
+      excerpt.cut_after = true;
+    }
+  }
+  excerpt.text = std::string(message.substr(begin, end - begin));
+  excerpt.matches = MatchOffsets(excerpt.text, query);
+  return excerpt;
+}
+
 }  // namespace rayagg::history

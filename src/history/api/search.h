@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,5 +88,20 @@ std::vector<MatchRange> MatchOffsets(std::string_view field, const SearchQuery& 
 // [0, n) when the query's hex is a prefix of `hex_id` (a task, job or node
 // id as the API shows it), else nothing.
 std::vector<MatchRange> IdPrefixMatch(std::string_view hex_id, const SearchQuery& query);
+
+// Where an error message matches, for a list row that cannot carry whole
+// stack traces: the line of the message that holds the first match (at
+// most kMaxExcerptBytes of it, around the match), its 1-based line number,
+// the matches within the excerpt (UTF-16 offsets into `text`), and whether
+// the line was cut before or after. nullopt when the message does not match.
+inline constexpr size_t kMaxExcerptBytes = 320;
+struct MessageExcerpt {
+  std::string text;
+  int64_t line = 0;
+  std::vector<MatchRange> matches;
+  bool cut_before = false;
+  bool cut_after = false;
+};
+std::optional<MessageExcerpt> ExcerptOfMatch(std::string_view message, const SearchQuery& query);
 
 }  // namespace rayagg::history

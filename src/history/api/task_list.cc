@@ -1,11 +1,15 @@
-// The task list: the filters and sorts of task_fields.h over the tasks
-// table, paged by keyset (the last row's sort value, start time and row id)
-// on the index task_plan.h chooses, so page 5,000 costs what page 1 costs
-// and there is no cap across pages.
+// The task list: the filters and sorts of task_fields.h and the search
+// (search.h) over the tasks table, paged by keyset (the last row's sort
+// value, start time and row id) on the index task_plan.h chooses, so page
+// 5,000 costs what page 1 costs and there is no cap across pages; and the
+// exact count of what the same filters and search keep.
+#include <algorithm>
+
 #include "common/text.h"
 #include "history/api/answer_json.h"
 #include "history/api/param_parsing.h"
 #include "history/api/queries.h"
+#include "history/api/search.h"
 #include "history/api/sql_clause.h"
 #include "history/api/task_fields.h"
 #include "history/api/task_plan.h"
@@ -18,12 +22,60 @@ using nlohmann::json;
 const std::vector<std::string_view>& TaskListParamNames() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> out = HistoryTaskFilterNames();
-    for (std::string_view extra : {"session", "sort", "order", "limit", "cursor"}) {
+    for (std::string_view extra : {"session", "sort", "order", "limit", "cursor", "q"}) {
       out.push_back(extra);
     }
     return out;
   }();
   return names;
+}
+
+const std::vector<std::string_view>& TaskCountParamNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out = HistoryTaskFilterNames();
+    for (std::string_view extra : {"session", "q"}) out.push_back(extra);
+    return out;
+  }();
+  return names;
+}
+
+// The search's query and clause when `q` is given.
+struct TaskSearch {
+  SearchQuery query;
+  SearchClause clause;
+};
+absl::StatusOr<std::optional<TaskSearch>> SearchOf(SqliteDb& db, const QueryParams& params,
+                                                   int64_t session_id, const SearchLimits& limits) {
+  std::optional<std::string> q = params.Get("q");
+  if (!q) return std::nullopt;
+  absl::StatusOr<SearchQuery> query = ParseSearch(*q);
+  if (!query.ok()) return query.status();
+  absl::StatusOr<SearchClause> clause = BuildSearchClause(db, session_id, *query, limits);
+  if (!clause.ok()) return clause.status();
+  return TaskSearch{std::move(*query), std::move(*clause)};
+}
+
+// What a row matched, for highlighting: [start, end) UTF-16 ranges per
+// shown field, and an excerpt of the error message (which a row does not
+// carry whole).
+json RowMatches(const json& task, std::string_view error_message, const SearchQuery& query) {
+  json matches = json::object();
+  for (std::string_view field : {"function", "name", "exception"}) {
+    AddMatchRanges(matches, field, MatchOffsets(task[field].get_ref<const std::string&>(), query));
+  }
+  for (std::string_view field : {"task_id", "job_id", "node_id"}) {
+    AddMatchRanges(matches, field, IdPrefixMatch(task[field].get_ref<const std::string&>(), query));
+  }
+  if (std::optional<MessageExcerpt> excerpt = ExcerptOfMatch(error_message, query)) {
+    json excerpt_json = {{"excerpt", std::move(excerpt->text)},
+                         {"line", excerpt->line},
+                         {"cut_before", excerpt->cut_before},
+                         {"cut_after", excerpt->cut_after},
+                         {"matches", json::array()}};
+    AddMatchRanges(excerpt_json, "matches", excerpt->matches);
+    matches["error_message"] = std::move(excerpt_json);
+  }
+  return matches;
 }
 
 }  // namespace
@@ -46,9 +98,20 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   if (!unit.ok()) return unit.status();
   absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
   if (!filters.ok()) return filters.status();
-  absl::StatusOr<std::string_view> index = ChooseTaskIndex(
-      db_, session->id, *sort, filters->equalities, limits_.max_rows_sorted_per_page);
-  if (!index.ok()) return index.status();
+  absl::StatusOr<std::optional<TaskSearch>> search =
+      SearchOf(db_, params, session->id, limits_.search);
+  if (!search.ok()) return search.status();
+  // A search that matches few tasks lists their row ids: those are looked
+  // up by row id (NOT INDEXED still allows that) and sorted, whatever the
+  // sort; otherwise the planner's index is walked and the search checked
+  // row by row.
+  std::string index_clause = "NOT INDEXED";
+  if (!*search || (*search)->clause.listed_tasks < 0) {
+    absl::StatusOr<std::string_view> index = ChooseTaskIndex(
+        db_, session->id, *sort, filters->equalities, limits_.max_rows_sorted_per_page);
+    if (!index.ok()) return index.status();
+    index_clause = strings::Cat("INDEXED BY ", *index);
+  }
 
   // The keys, in order: the sort column, start time (unless that is the
   // sort column), the row id.
@@ -58,13 +121,16 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   SqlClause query;
   // CROSS JOIN keeps the tasks table outermost, on the chosen index.
   query
-      .Sql(strings::Cat("SELECT ", kTaskListColumns, ", ", sort->column,
-                        ", t.start_ns FROM tasks t INDEXED BY ", *index,
-                        " CROSS JOIN names f ON f.id = t.func_id CROSS JOIN names n ON n.id = "
-                        "t.node_id CROSS JOIN names e ON e.id = t.exception_id "
-                        "WHERE t.session_id = ?"))
+      .Sql(strings::Cat(
+          "SELECT ", kTaskListColumns, ", ", sort->column, ", t.start_ns",
+          *search ? ", (SELECT text FROM search_errors WHERE rowid = t.error_text_id)" : "",
+          " FROM tasks t ", index_clause,
+          " CROSS JOIN names f ON f.id = t.func_id CROSS JOIN names n ON n.id = "
+          "t.node_id CROSS JOIN names e ON e.id = t.exception_id "
+          "WHERE t.session_id = ?"))
       .Int(session->id)
       .Add(filters->clause);
+  if (*search) query.Sql(" AND (").Add((*search)->clause.where).Sql(")");
   if (auto text = params.Get("cursor")) {
     absl::StatusOr<json> cursor = DecodeCursor(*text, 5);
     if (!cursor.ok()) return cursor.status();
@@ -103,8 +169,12 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
       return absl::OkStatus();
     }
     tasks.push_back(TaskRowJson(row));
-    last_id = row.Int(0);
     const int sort_column = kTaskListColumnCount;
+    if (*search) {
+      tasks.back()["matches"] =
+          RowMatches(tasks.back(), row.Text(sort_column + 2), (*search)->query);
+    }
+    last_id = row.Int(0);
     last_value = sort->text ? json(std::string(row.Text(sort_column))) : json(row.Int(sort_column));
     last_start = row.Int(sort_column + 1);
     return absl::OkStatus();
@@ -115,10 +185,66 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   out["sort"] = sort_name;
   out["order"] = order;
   out["unit"] = UnitName(*unit);
+  if (*search) out["q"] = (*search)->query.text;
   out["tasks"] = std::move(tasks);
   out["next_cursor"] =
       more ? json(EncodeCursor(json::array({sort_name, order, last_value, last_start, last_id})))
            : json(nullptr);
+  return out;
+}
+
+absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& params) {
+  if (absl::Status known = RequireKnownParams(params, TaskCountParamNames()); !known.ok()) {
+    return known;
+  }
+  absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session"));
+  if (!session.ok()) return session.status();
+  absl::StatusOr<CountUnit> unit = UnitParam(params);
+  if (!unit.ok()) return unit.status();
+  absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
+  if (!filters.ok()) return filters.status();
+  absl::StatusOr<std::optional<TaskSearch>> search =
+      SearchOf(db_, params, session->id, limits_.search);
+  if (!search.ok()) return search.status();
+  const std::vector<std::string_view>& filter_names = HistoryTaskFilterNames();
+  const bool filtered = std::any_of(filter_names.begin(), filter_names.end(), [&](auto name) {
+    return name != "unit" && params.Get(name).has_value();
+  });
+  json out;
+  out["session"] = strings::Cat(session->cluster, "/", session->name);
+  out["unit"] = UnitName(*unit);
+  if (!*search && !filtered) {
+    // The whole session: the summaries hold its exact totals.
+    absl::StatusOr<json> counts = CountsOf(*session, std::nullopt, static_cast<int>(*unit));
+    if (!counts.ok()) return counts.status();
+    out["total"] = (*counts)["total"];
+    return out;
+  }
+  // The search's parts are disjoint, each served by its own index: their
+  // counts add up to the count of the whole (search.h).
+  std::vector<SqlClause> parts;
+  if (*search) {
+    parts = std::move((*search)->clause.count_parts);
+  } else {
+    parts.push_back(SqlClause{"1", {}});
+  }
+  int64_t total = 0;
+  for (const SqlClause& part : parts) {
+    SqlClause query;
+    query.Sql("SELECT count(*) FROM tasks t WHERE t.session_id = ?")
+        .Int(session->id)
+        .Add(filters->clause)
+        .Sql(" AND (")
+        .Add(part)
+        .Sql(")");
+    absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);
+    if (!statement.ok()) return statement.status();
+    absl::StatusOr<bool> row = statement->Step();
+    if (!row.ok()) return row.status();
+    if (*row) total += statement->Int(0);
+  }
+  if (*search) out["q"] = (*search)->query.text;
+  out["total"] = total;
   return out;
 }
 

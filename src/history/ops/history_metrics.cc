@@ -229,6 +229,8 @@ std::string_view ApiRouteName(ApiRoute route) {
       return "jobs";
     case ApiRoute::kExport:
       return "export";
+    case ApiRoute::kTaskCount:
+      return "tasks_count";
     case ApiRoute::kCount:
       break;
   }

@@ -27,6 +27,7 @@ enum class ApiRoute : int {
   kActors,
   kJobs,
   kExport,
+  kTaskCount,
   kCount
 };
 inline constexpr size_t kApiRouteCount = static_cast<size_t>(ApiRoute::kCount);

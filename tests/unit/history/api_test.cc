@@ -470,7 +470,7 @@ TEST_F(ApiTest, EveryRouteRefusesUnknownParameters) {
        {"/api/history/v1/sessions", "/api/history/v1/counts", "/api/history/v1/groups",
         "/api/history/v1/tasks", "/api/history/v1/task", "/api/history/v1/actors",
         "/api/history/v1/actor", "/api/history/v1/jobs", "/api/history/v1/job", "/api/v0/tasks",
-        "/api/v0/tasks/summarize"}) {
+        "/api/v0/tasks/summarize", "/api/history/v1/tasks/count"}) {
     auto [status, body] = Get(std::string(route) + "?sesion=x");
     EXPECT_EQ(status, 400) << route;
     EXPECT_NE(body["msg"].get<std::string>().find("sesion"), std::string::npos) << route;
@@ -478,6 +478,37 @@ TEST_F(ApiTest, EveryRouteRefusesUnknownParameters) {
   // Ray's own parameter names are known on its routes.
   EXPECT_EQ(Get("/api/v0/tasks?limit=5&timeout=30&detail=1&exclude_driver=0").first, 200);
   EXPECT_EQ(Get("/api/v0/tasks/summarize?summary_by=func_name&timeout=30").first, 200);
+}
+
+// The search over HTTP: the list, its count and the detail agree; a query
+// under 3 characters is a JSON 400 naming q.
+TEST_F(ApiTest, SearchOverHttp) {
+  std::string function;
+  for (const auto& [key, task] : expected_.tasks) {
+    if (task.definition.has() && task.definition.value.func_name.size() >= 6) {
+      function = task.definition.value.func_name;
+    }
+  }
+  ASSERT_FALSE(function.empty());
+  const std::string q = Escape(function.substr(function.size() - 6));
+  auto [status, list] = Get("/api/history/v1/tasks?unit=attempts&limit=10000&q=" + q);
+  ASSERT_EQ(status, 200) << list.dump();
+  ASSERT_FALSE(list["tasks"].empty());
+  for (const json& task : list["tasks"]) EXPECT_TRUE(task["matches"].is_object()) << task.dump();
+  auto [s2, count] = Get("/api/history/v1/tasks/count?unit=attempts&q=" + q);
+  ASSERT_EQ(s2, 200);
+  EXPECT_EQ(count["total"], list["tasks"].size());
+  EXPECT_EQ(count["unit"], "attempts");
+  const std::string task_id = list["tasks"][0]["task_id"];
+  auto [s3, detail] = Get("/api/history/v1/task?task_id=" + task_id + "&q=" + q);
+  ASSERT_EQ(s3, 200);
+  EXPECT_TRUE(detail["matches"].contains("function")) << detail["matches"].dump();
+  for (const char* path : {"/api/history/v1/tasks?q=ab", "/api/history/v1/tasks/count?q=%20ab%20",
+                           "/api/history/v1/task?q=a&task_id=00"}) {
+    auto [bad, body] = Get(path);
+    EXPECT_EQ(bad, 400) << path;
+    EXPECT_EQ(body["msg"].get<std::string>().substr(0, 2), "q:") << path;
+  }
 }
 
 // A value is bound as what it is: Ray's name filter once bound any value
