@@ -29,19 +29,25 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/text.h"
 #include "flags.h"
+#include "history/api/answer_json.h"
 #include "history/api/queries.h"
 #include "history/api/search.h"
+#include "history/api/sql_clause.h"
+#include "history/api/task_fields.h"
 #include "history/fold/object_decoder.h"
 #include "history/fold/object_folder.h"
 #include "history/fold/record_codec.h"
@@ -499,60 +505,29 @@ void BuildIndex(const Flags& flags, const Generated& generated, uint64_t tasks,
   }
 }
 
-// The search (q=) the way the task list runs it: the clause, page 1 by
-// start time with the highlights of each row (its record decoded for the
-// error message), and the exact count summed over the clause's parts.
-struct SearchAnswer {
-  int64_t rows = 0;
-  int64_t count = 0;
-  int64_t highlights = 0;
-};
-
-absl::StatusOr<SearchAnswer> SearchPage(history::SqliteDb& db, int64_t session_id,
-                                        const history::SearchQuery& query, bool count) {
-  absl::StatusOr<history::SearchClause> clause = history::BuildSearchClause(db, session_id, query);
-  if (!clause.ok()) return clause.status();
-  SearchAnswer answer;
-  if (!count) {
-    absl::StatusOr<history::SqliteStatement> page = db.Prepare(
-        "SELECT t.id, t.task_id, f.text, t.name, e.text, t.start_ns, t.record FROM tasks t "
-        "JOIN names f ON f.id = t.func_id JOIN names n ON n.id = t.node_id "
-        "JOIN names e ON e.id = t.exception_id WHERE t.session_id = ? AND " +
-        clause->where.sql + " ORDER BY t.start_ns, t.id LIMIT 100");
-    if (!page.ok()) return page.status();
-    page->Bind(1, session_id);
-    history::BindValues(*page, 2, clause->where.values);
-    for (;;) {
-      absl::StatusOr<bool> row = page->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      ++answer.rows;
-      history::TaskRecord record;
-      if (!history::DecodeRecord(page->Blob(6), record).ok()) return absl::DataLossError("record");
-      for (std::string_view field : {page->Text(2), page->Text(3), page->Text(4),
-                                     std::string_view(record.error.value.message)}) {
-        answer.highlights += static_cast<int64_t>(history::MatchOffsets(field, query).size());
-      }
-      answer.highlights +=
-          static_cast<int64_t>(history::IdPrefixMatch(history::HexId(page->Blob(1)), query).size());
-    }
-    return answer;
+// A warm query run `runs` times after one run that must answer: its p50,
+// p99 and max in ms, or nullopt when it fails.
+std::optional<Timing> TimeQuery(const std::function<absl::StatusOr<nlohmann::json>()>& run,
+                                uint64_t runs) {
+  if (!run().ok()) return std::nullopt;
+  Timing timing;
+  for (uint64_t i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<nlohmann::json> answer = run();
+    timing.Add(std::chrono::steady_clock::now() - t0);
+    if (!answer.ok()) return std::nullopt;
   }
-  for (const history::SqlClause& part : clause->count_parts) {
-    absl::StatusOr<history::SqliteStatement> counted =
-        db.Prepare("SELECT count(*) FROM tasks t WHERE t.session_id = ? AND " + part.sql);
-    if (!counted.ok()) return counted.status();
-    counted->Bind(1, session_id);
-    history::BindValues(*counted, 2, part.values);
-    absl::StatusOr<bool> row = counted->Step();
-    if (!row.ok()) return row.status();
-    answer.count += counted->Int(0);
-  }
-  return answer;
+  return timing;
 }
 
-bool RunSearches(history::SqliteDb& db, int64_t session_id, uint64_t tasks, uint64_t failed_every,
-                 uint64_t runs) {
+history::QueryParams Params(const std::string& target) {
+  return *history::QueryParams::FromTarget(target);
+}
+
+// The search (q=) through the API as a page asks for it: page 1 of the task
+// list by start time with each row's highlights, and the exact count.
+bool RunSearches(history::SqliteDb& db, history::HistoryQueries& queries, int64_t session_id,
+                 uint64_t tasks, uint64_t failed_every, uint64_t runs) {
   // A failed task in the middle of the session, and 12 characters of its
   // trace: "ord r<7 digits>", the end of "invalid record r<7 digits>".
   uint64_t failed = tasks / 2;
@@ -572,43 +547,46 @@ bool RunSearches(history::SqliteDb& db, int64_t session_id, uint64_t tasks, uint
       {"task id prefix (5 hex digits)", task_prefix},
   };
   std::printf(
-      "search (%llu warm runs each): p50 / p99 / max ms of page 1, of the exact count, of "
-      "both\n",
+      "search through the API (%llu warm runs each): p50 / p99 / max ms of page 1 (100 rows, "
+      "highlighted), of the exact count\n",
       static_cast<unsigned long long>(runs));
   for (const Case& c : cases) {
+    std::string escaped;
+    for (const unsigned char ch : c.q) {
+      char hex[4];
+      std::snprintf(hex, sizeof(hex), "%%%02X", ch);
+      escaped += std::isalnum(ch) ? std::string(1, static_cast<char>(ch)) : std::string(hex);
+    }
+    auto page = [&] { return queries.Tasks(Params("/t?limit=100&q=" + escaped)); };
+    auto count = [&] { return queries.TaskCount(Params("/c?q=" + escaped)); };
+    absl::StatusOr<nlohmann::json> first = page();
+    absl::StatusOr<nlohmann::json> total = count();
     absl::StatusOr<history::SearchQuery> query = history::ParseSearch(c.q);
-    if (!query.ok()) {
-      std::printf("  %-34s %s\n", c.name, std::string(query.status().message()).c_str());
-      return false;
-    }
-    absl::StatusOr<SearchAnswer> page = SearchPage(db, session_id, *query, false);
-    absl::StatusOr<SearchAnswer> count = SearchPage(db, session_id, *query, true);
     absl::StatusOr<history::SearchClause> clause =
-        history::BuildSearchClause(db, session_id, *query);
-    if (!page.ok() || !count.ok() || !clause.ok()) {
+        query.ok() ? history::BuildSearchClause(db, session_id, *query)
+                   : absl::StatusOr<history::SearchClause>(query.status());
+    std::optional<Timing> page_ms = TimeQuery(page, runs);
+    std::optional<Timing> count_ms = TimeQuery(count, runs);
+    if (!first.ok() || !total.ok() || !clause.ok() || !page_ms || !count_ms) {
       std::printf("  %-34s FAILED %s\n", c.name,
-                  std::string((!page.ok() ? page : count).status().message()).c_str());
+                  std::string((!first.ok() ? first : total).status().message()).c_str());
       return false;
     }
-    Timing page_ms, count_ms, both_ms;
-    for (uint64_t i = 0; i < runs; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      if (!SearchPage(db, session_id, *query, false).ok()) std::abort();
-      const auto t1 = std::chrono::steady_clock::now();
-      if (!SearchPage(db, session_id, *query, true).ok()) std::abort();
-      const auto t2 = std::chrono::steady_clock::now();
-      page_ms.Add(t1 - t0);
-      count_ms.Add(t2 - t1);
-      both_ms.Add(t2 - t0);
+    int64_t highlights = 0;
+    for (const nlohmann::json& row : (*first)["tasks"]) {
+      for (const auto& [field, ranges] : row["matches"].items()) {
+        highlights += static_cast<int64_t>(ranges.is_object() ? ranges["matches"].size()
+                                                              : ranges.size());
+      }
     }
-    std::printf("  %-34s page %7.1f %7.1f %7.1f | count %7.1f %7.1f %7.1f | both %7.1f %7.1f\n",
-                c.name, page_ms.Quantile(0.5), page_ms.Quantile(0.99), page_ms.Quantile(1.0),
-                count_ms.Quantile(0.5), count_ms.Quantile(0.99), count_ms.Quantile(1.0),
-                both_ms.Quantile(0.5), both_ms.Quantile(0.99));
-    std::printf("  %-34s q=\"%s\": %lld matches (%.1f %%), page %lld rows, %lld highlights, %s\n",
-                "", c.q.c_str(), static_cast<long long>(count->count),
-                100.0 * static_cast<double>(count->count) / static_cast<double>(tasks),
-                static_cast<long long>(page->rows), static_cast<long long>(page->highlights),
+    const int64_t matches = (*total)["total"].get<int64_t>();
+    std::printf("  %-34s page %7.1f %7.1f %7.1f | count %7.1f %7.1f %7.1f\n", c.name,
+                page_ms->Quantile(0.5), page_ms->Quantile(0.99), page_ms->Quantile(1.0),
+                count_ms->Quantile(0.5), count_ms->Quantile(0.99), count_ms->Quantile(1.0));
+    std::printf("  %-34s q=\"%s\": %lld tasks (%.1f %%), page %zu rows, %lld highlights, %s\n", "",
+                c.q.c_str(), static_cast<long long>(matches),
+                100.0 * static_cast<double>(matches) / static_cast<double>(tasks),
+                (*first)["tasks"].size(), static_cast<long long>(highlights),
                 clause->listed_tasks >= 0
                     ? "listed by row id"
                     : ("by column, " + std::to_string(clause->count_parts.size()) + " count parts")
@@ -617,14 +595,86 @@ bool RunSearches(history::SqliteDb& db, int64_t session_id, uint64_t tasks, uint
   return true;
 }
 
+// Every sort column x {no filter, one state, one function}, each order: page
+// 1 and page 5,000 (100 rows a page; the last page when the filter keeps
+// fewer). The deep page's cursor is the keyset of the row before it, found
+// once by OFFSET over the same rows (tasks unit: latest attempts).
+bool RunSortMatrix(history::SqliteDb& db, history::HistoryQueries& queries, uint64_t runs,
+                   double& worst_p99) {
+  struct Filter {
+    const char* name;
+    std::string param;  // "&key=value"
+  };
+  const std::vector<Filter> filters = {
+      {"all", ""}, {"FINISHED", "&state=FINISHED"}, {"one function", "&function=train_step_20"}};
+  std::printf(
+      "task list, every sort x filter (%llu warm runs each): p99 ms of page 1 / of page 5,000 "
+      "(asc, desc)\n",
+      static_cast<unsigned long long>(runs));
+  for (const history::TaskSort& sort : history::kTaskSorts) {
+    std::printf("  %-18s", std::string(sort.name).c_str());
+    for (const Filter& filter : filters) {
+      for (const std::string order : {"asc", "desc"}) {
+        const std::string base = "/t?limit=100&sort=" + std::string(sort.name) + "&order=" + order +
+                                 filter.param;
+        // The row before the deep page, by the list's own keys.
+        absl::StatusOr<history::TaskFilters> where =
+            history::HistoryTaskFilters(Params(base), history::CountUnit::kTasks);
+        if (!where.ok()) return false;
+        const std::string direction = order == "asc" ? " ASC" : " DESC";
+        std::string keys = std::string(sort.column) + direction;
+        if (sort.by_start_too) keys += ", t.start_ns" + direction;
+        keys += ", t.id" + direction;
+        history::SqlClause find;
+        find.Sql("SELECT count(*) FROM tasks t WHERE t.session_id = 1").Add(where->clause);
+        absl::StatusOr<history::SqliteStatement> counted = history::PrepareClause(db, find);
+        if (!counted.ok() || !counted->Step().value_or(false)) return false;
+        const int64_t rows = counted->Int(0);
+        const int64_t page = std::min<int64_t>(5000, (rows + 99) / 100);
+        std::string cursor;
+        if (page > 1) {
+          history::SqlClause before;
+          before
+              .Sql("SELECT " + std::string(sort.column) +
+                   ", t.start_ns, t.id FROM tasks t WHERE t.session_id = 1")
+              .Add(where->clause)
+              .Sql(" ORDER BY " + keys + " LIMIT 1 OFFSET ?")
+              .Int((page - 1) * 100 - 1);
+          absl::StatusOr<history::SqliteStatement> row = history::PrepareClause(db, before);
+          if (!row.ok() || !row->Step().value_or(false)) return false;
+          const nlohmann::json value = sort.text ? nlohmann::json(std::string(row->Text(0)))
+                                                 : nlohmann::json(row->Int(0));
+          cursor = "&cursor=" + history::EncodeCursor(nlohmann::json::array(
+                                    {sort.name, order, value, row->Int(1), row->Int(2)}));
+        }
+        std::optional<Timing> first = TimeQuery([&] { return queries.Tasks(Params(base)); }, runs);
+        std::optional<Timing> deep =
+            TimeQuery([&] { return queries.Tasks(Params(base + cursor)); }, runs);
+        if (!first || !deep) {
+          std::printf(" FAILED\n");
+          return false;
+        }
+        worst_p99 = std::max({worst_p99, first->Quantile(0.99), deep->Quantile(0.99)});
+        std::printf(" %6.1f/%-6.1f", first->Quantile(0.99), deep->Quantile(0.99));
+        if (page < 5000 && order == "desc") std::printf("(p%lld)", static_cast<long long>(page));
+      }
+      std::printf(" |");
+    }
+    std::printf("\n");
+  }
+  std::printf("  columns: %s, %s, %s; worst p99 %.1f ms\n", filters[0].name, filters[1].name,
+              filters[2].name, worst_p99);
+  return true;
+}
+
 int Run(int argc, char** argv) {
   Flags flags(argc, argv,
               {"tasks", "dir", "failed-every", "retry-every", "events-per-object",
-               "batch-max-bytes", "query-runs", "cache-bytes", "keep"},
+               "batch-max-bytes", "query-runs", "matrix-runs", "cache-bytes", "keep"},
               "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
               "[--retry-every 25 (0: no retries)] "
               "[--events-per-object 20000] [--batch-max-bytes 67108864] [--cache-bytes 67108864] "
-              "[--query-runs 100 (0: none)]");
+              "[--query-runs 100 (0: none)] [--matrix-runs 20]");
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens in a log file
   const uint64_t tasks = flags.Uint("tasks", 1'000'000);
   const uint64_t failed_every = flags.Uint("failed-every", 20);
@@ -662,7 +712,7 @@ int Run(int argc, char** argv) {
   }
   history::HistoryQueries queries(**reader, {});
   const std::string job = history::HexId(Id(2, 4));
-  auto params = [](std::string target) { return *history::QueryParams::FromTarget(target); };
+  auto params = [](const std::string& target) { return Params(target); };
   // The cursor of page 5,000 (100 tasks a page).
   std::string cursor;
   for (int page = 1; page < 5000; ++page) {
@@ -696,21 +746,17 @@ int Run(int argc, char** argv) {
   std::printf("queries (%llu warm runs each): p50 / p99 / max ms\n",
               static_cast<unsigned long long>(runs));
   for (const Named& query : suite) {
-    Timing timing;
-    if (!query.run().ok()) {  // warm-up, and a check it answers
+    std::optional<Timing> timing = TimeQuery(query.run, runs);
+    if (!timing) {
       std::printf("  %-34s FAILED\n", query.name);
-      continue;
+      return 1;
     }
-    for (uint64_t i = 0; i < runs; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      absl::StatusOr<nlohmann::json> answer = query.run();
-      timing.Add(std::chrono::steady_clock::now() - t0);
-      if (!answer.ok()) std::abort();
-    }
-    std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing.Quantile(0.5),
-                timing.Quantile(0.99), timing.Quantile(1.0));
+    std::printf("  %-34s %8.2f %8.2f %8.2f\n", query.name, timing->Quantile(0.5),
+                timing->Quantile(0.99), timing->Quantile(1.0));
   }
-  if (!RunSearches(**reader, 1, tasks, failed_every, runs)) return 1;
+  if (!RunSearches(**reader, queries, 1, tasks, failed_every, runs)) return 1;
+  double worst_p99 = 0;
+  if (!RunSortMatrix(**reader, queries, flags.Uint("matrix-runs", 20), worst_p99)) return 1;
   if (!flags.Has("keep")) std::filesystem::remove_all(dir);
   return 0;
 }
