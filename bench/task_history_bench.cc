@@ -575,8 +575,8 @@ bool RunSearches(history::SqliteDb& db, history::HistoryQueries& queries, int64_
     int64_t highlights = 0;
     for (const nlohmann::json& row : (*first)["tasks"]) {
       for (const auto& [field, ranges] : row["matches"].items()) {
-        highlights += static_cast<int64_t>(ranges.is_object() ? ranges["matches"].size()
-                                                              : ranges.size());
+        highlights +=
+            static_cast<int64_t>(ranges.is_object() ? ranges["matches"].size() : ranges.size());
       }
     }
     const int64_t matches = (*total)["total"].get<int64_t>();
@@ -615,8 +615,8 @@ bool RunSortMatrix(history::SqliteDb& db, history::HistoryQueries& queries, uint
     std::printf("  %-18s", std::string(sort.name).c_str());
     for (const Filter& filter : filters) {
       for (const std::string order : {"asc", "desc"}) {
-        const std::string base = "/t?limit=100&sort=" + std::string(sort.name) + "&order=" + order +
-                                 filter.param;
+        const std::string base =
+            "/t?limit=100&sort=" + std::string(sort.name) + "&order=" + order + filter.param;
         // The row before the deep page, by the list's own keys.
         absl::StatusOr<history::TaskFilters> where =
             history::HistoryTaskFilters(Params(base), history::CountUnit::kTasks);
@@ -642,8 +642,8 @@ bool RunSortMatrix(history::SqliteDb& db, history::HistoryQueries& queries, uint
               .Int((page - 1) * 100 - 1);
           absl::StatusOr<history::SqliteStatement> row = history::PrepareClause(db, before);
           if (!row.ok() || !row->Step().value_or(false)) return false;
-          const nlohmann::json value = sort.text ? nlohmann::json(std::string(row->Text(0)))
-                                                 : nlohmann::json(row->Int(0));
+          const nlohmann::json value =
+              sort.text ? nlohmann::json(std::string(row->Text(0))) : nlohmann::json(row->Int(0));
           cursor = "&cursor=" + history::EncodeCursor(nlohmann::json::array(
                                     {sort.name, order, value, row->Int(1), row->Int(2)}));
         }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -174,6 +175,10 @@ int main(int argc, char** argv) {
   HttpServerOptions http_options = HistoryListenerOptions(
       config->http_address, config->http_port, AllowedHostsFor(*config, config->http_address));
   http_options.gzip_responses = true;
+  // Exports page the index on a pool of their own, one thread per export
+  // slot, so a running export never holds one of the query threads.
+  asio::thread_pool export_threads(ApiOptions{}.max_exports);
+  http_options.producer_executor = export_threads.get_executor();
   if (token != nullptr) {
     http_options.authorize = [&token](const HttpRequest::header_type& header) {
       const auto authorization = header.find(http::field::authorization);
@@ -236,6 +241,7 @@ int main(int argc, char** argv) {
   work.reset();
   io_context.stop();
   io_threads.clear();  // joins
+  export_threads.join();
   logger->info("stopped");
   return exit_code;
 }

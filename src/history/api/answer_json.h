@@ -71,4 +71,23 @@ absl::Status EachRow(SqliteStatement& statement, Fn&& fn) {
   }
 }
 
+// One keyset page: appends fn(row) (a json) to `items` for up to `limit`
+// rows of a query asked for limit + 1; true when that extra row was there
+// (a next page exists).
+template <typename Fn>
+absl::StatusOr<bool> ReadPage(SqliteStatement& statement, int64_t limit, nlohmann::json& items,
+                              Fn&& fn) {
+  bool more = false;
+  absl::Status each = EachRow(statement, [&](const SqliteStatement& row) {
+    if (static_cast<int64_t>(items.size()) == limit) {
+      more = true;
+    } else {
+      items.push_back(fn(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!each.ok()) return each;
+  return more;
+}
+
 }  // namespace rayagg::history

@@ -41,12 +41,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Actors(const QueryParams& params)
   absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);
   if (!statement.ok()) return statement.status();
   json actors = json::array();
-  bool more = false;
-  absl::Status each = EachRow(*statement, [&](const SqliteStatement& row) -> absl::Status {
-    if (static_cast<int64_t>(actors.size()) == *limit) {
-      more = true;
-      return absl::OkStatus();
-    }
+  absl::StatusOr<bool> more = ReadPage(*statement, *limit, actors, [](const SqliteStatement& row) {
     ActorRecord actor;
     const bool decoded = DecodeRecord(row.Blob(5), actor).ok();
     json item = {{"actor_id", row.Text(0)},
@@ -59,13 +54,12 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Actors(const QueryParams& params)
         decoded && actor.start_ns() != kNoTime ? NsToMs(actor.start_ns()) : json(nullptr);
     item["end_time_ms"] =
         decoded && actor.end_ns() != kNoTime ? NsToMs(actor.end_ns()) : json(nullptr);
-    actors.push_back(std::move(item));
-    return absl::OkStatus();
+    return item;
   });
-  if (!each.ok()) return each;
+  if (!more.ok()) return more.status();
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
-  out["next_cursor"] = more ? actors.back()["actor_id"] : json(nullptr);
+  out["next_cursor"] = *more ? actors.back()["actor_id"] : json(nullptr);
   out["actors"] = std::move(actors);
   return out;
 }
@@ -87,12 +81,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Jobs(const QueryParams& params) {
   absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);
   if (!statement.ok()) return statement.status();
   json jobs = json::array();
-  bool more = false;
-  absl::Status each = EachRow(*statement, [&](const SqliteStatement& row) -> absl::Status {
-    if (static_cast<int64_t>(jobs.size()) == *limit) {
-      more = true;
-      return absl::OkStatus();
-    }
+  absl::StatusOr<bool> more = ReadPage(*statement, *limit, jobs, [](const SqliteStatement& row) {
     JobRecord job;
     if (!DecodeRecord(row.Blob(1), job).ok()) job = JobRecord();
     job.job_id = std::string(row.Text(0));
@@ -101,10 +90,9 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Jobs(const QueryParams& params) {
     item["end_time_ms"] = job.finished_ns() != kNoTime ? NsToMs(job.finished_ns()) : json(nullptr);
     item["entrypoint"] =
         job.definition.has() ? json(job.definition.value.entrypoint) : json(nullptr);
-    jobs.push_back(std::move(item));
-    return absl::OkStatus();
+    return item;
   });
-  if (!each.ok()) return each;
+  if (!more.ok()) return more.status();
   // Task counts per job, from the summaries (one read per job of the page).
   for (json& item : jobs) {
     absl::StatusOr<json> counts =
@@ -116,7 +104,7 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Jobs(const QueryParams& params) {
   }
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
-  out["next_cursor"] = more ? jobs.back()["job_id"] : json(nullptr);
+  out["next_cursor"] = *more ? jobs.back()["job_id"] : json(nullptr);
   out["jobs"] = std::move(jobs);
   return out;
 }

@@ -44,15 +44,29 @@ struct TaskSearch {
   SearchQuery query;
   SearchClause clause;
 };
-absl::StatusOr<std::optional<TaskSearch>> SearchOf(SqliteDb& db, const QueryParams& params,
-                                                   int64_t session_id, const SearchLimits& limits) {
+
+// Which tasks the list (and its count) keep: the unit, the filters and the
+// search.
+struct TaskSelection {
+  CountUnit unit;
+  TaskFilters filters;
+  std::optional<TaskSearch> search;
+};
+absl::StatusOr<TaskSelection> SelectionOf(SqliteDb& db, const QueryParams& params,
+                                          int64_t session_id, const SearchLimits& limits) {
+  absl::StatusOr<CountUnit> unit = UnitParam(params);
+  if (!unit.ok()) return unit.status();
+  absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
+  if (!filters.ok()) return filters.status();
+  TaskSelection selection{*unit, std::move(*filters), std::nullopt};
   std::optional<std::string> q = params.Get("q");
-  if (!q) return std::nullopt;
+  if (!q) return selection;
   absl::StatusOr<SearchQuery> query = ParseSearch(*q);
   if (!query.ok()) return query.status();
   absl::StatusOr<SearchClause> clause = BuildSearchClause(db, session_id, *query, limits);
   if (!clause.ok()) return clause.status();
-  return TaskSearch{std::move(*query), std::move(*clause)};
+  selection.search = TaskSearch{std::move(*query), std::move(*clause)};
+  return selection;
 }
 
 // What a row matched, for highlighting: [start, end) UTF-16 ranges per
@@ -94,21 +108,19 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   absl::StatusOr<int64_t> limit =
       IntParam(params, "limit", 100, 1, static_cast<int64_t>(limits_.max_page_rows));
   if (!limit.ok()) return limit.status();
-  absl::StatusOr<CountUnit> unit = UnitParam(params);
-  if (!unit.ok()) return unit.status();
-  absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
-  if (!filters.ok()) return filters.status();
-  absl::StatusOr<std::optional<TaskSearch>> search =
-      SearchOf(db_, params, session->id, limits_.search);
-  if (!search.ok()) return search.status();
+  absl::StatusOr<TaskSelection> selection = SelectionOf(db_, params, session->id, limits_.search);
+  if (!selection.ok()) return selection.status();
+  const CountUnit unit = selection->unit;
+  const TaskFilters& filters = selection->filters;
+  const std::optional<TaskSearch>& search = selection->search;
   // A search that matches few tasks lists their row ids: those are looked
   // up by row id (NOT INDEXED still allows that) and sorted, whatever the
   // sort; otherwise the planner's index is walked and the search checked
   // row by row.
   std::string index_clause = "NOT INDEXED";
-  if (!*search || (*search)->clause.listed_tasks < 0) {
+  if (!search || search->clause.listed_tasks < 0) {
     absl::StatusOr<std::string_view> index = ChooseTaskIndex(
-        db_, session->id, *sort, filters->equalities, limits_.max_rows_sorted_per_page);
+        db_, session->id, *sort, filters.equalities, limits_.max_rows_sorted_per_page);
     if (!index.ok()) return index.status();
     index_clause = strings::Cat("INDEXED BY ", *index);
   }
@@ -123,14 +135,14 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   query
       .Sql(strings::Cat(
           "SELECT ", kTaskListColumns, ", ", sort->column, ", t.start_ns",
-          *search ? ", (SELECT text FROM search_errors WHERE rowid = t.error_text_id)" : "",
+          search ? ", (SELECT text FROM search_errors WHERE rowid = t.error_text_id)" : "",
           " FROM tasks t ", index_clause,
           " CROSS JOIN names f ON f.id = t.func_id CROSS JOIN names n ON n.id = "
           "t.node_id CROSS JOIN names e ON e.id = t.exception_id "
           "WHERE t.session_id = ?"))
       .Int(session->id)
-      .Add(filters->clause);
-  if (*search) query.Sql(" AND (").Add((*search)->clause.where).Sql(")");
+      .Add(filters.clause);
+  if (search) query.Sql(" AND (").Add(search->clause.where).Sql(")");
   if (auto text = params.Get("cursor")) {
     absl::StatusOr<json> cursor = DecodeCursor(*text, 5);
     if (!cursor.ok()) return cursor.status();
@@ -170,9 +182,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
     }
     tasks.push_back(TaskRowJson(row));
     const int sort_column = kTaskListColumnCount;
-    if (*search) {
-      tasks.back()["matches"] =
-          RowMatches(tasks.back(), row.Text(sort_column + 2), (*search)->query);
+    if (search) {
+      tasks.back()["matches"] = RowMatches(tasks.back(), row.Text(sort_column + 2), search->query);
     }
     last_id = row.Int(0);
     last_value = sort->text ? json(std::string(row.Text(sort_column))) : json(row.Int(sort_column));
@@ -184,8 +195,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   out["session"] = strings::Cat(session->cluster, "/", session->name);
   out["sort"] = sort_name;
   out["order"] = order;
-  out["unit"] = UnitName(*unit);
-  if (*search) out["q"] = (*search)->query.text;
+  out["unit"] = UnitName(unit);
+  if (search) out["q"] = search->query.text;
   out["tasks"] = std::move(tasks);
   out["next_cursor"] =
       more ? json(EncodeCursor(json::array({sort_name, order, last_value, last_start, last_id})))
@@ -199,23 +210,21 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
   }
   absl::StatusOr<SessionRow> session = ResolveSession(params.Get("session"));
   if (!session.ok()) return session.status();
-  absl::StatusOr<CountUnit> unit = UnitParam(params);
-  if (!unit.ok()) return unit.status();
-  absl::StatusOr<TaskFilters> filters = HistoryTaskFilters(params, *unit);
-  if (!filters.ok()) return filters.status();
-  absl::StatusOr<std::optional<TaskSearch>> search =
-      SearchOf(db_, params, session->id, limits_.search);
-  if (!search.ok()) return search.status();
+  absl::StatusOr<TaskSelection> selection = SelectionOf(db_, params, session->id, limits_.search);
+  if (!selection.ok()) return selection.status();
+  const CountUnit unit = selection->unit;
+  const TaskFilters& filters = selection->filters;
+  const std::optional<TaskSearch>& search = selection->search;
   const std::vector<std::string_view>& filter_names = HistoryTaskFilterNames();
   const bool filtered = std::any_of(filter_names.begin(), filter_names.end(), [&](auto name) {
     return name != "unit" && params.Get(name).has_value();
   });
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
-  out["unit"] = UnitName(*unit);
-  if (!*search && !filtered) {
+  out["unit"] = UnitName(unit);
+  if (!search && !filtered) {
     // The whole session: the summaries hold its exact totals.
-    absl::StatusOr<json> counts = CountsOf(*session, std::nullopt, static_cast<int>(*unit));
+    absl::StatusOr<json> counts = CountsOf(*session, std::nullopt, static_cast<int>(unit));
     if (!counts.ok()) return counts.status();
     out["total"] = (*counts)["total"];
     return out;
@@ -223,27 +232,42 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
   // The search's parts are disjoint, each served by its own index: their
   // counts add up to the count of the whole (search.h).
   std::vector<SqlClause> parts;
-  if (*search) {
-    parts = std::move((*search)->clause.count_parts);
+  if (search) {
+    parts = search->clause.count_parts;
   } else {
     parts.push_back(SqlClause{"1", {}});
   }
+  // In the tasks unit, unless the search lists its few rows: the attempts'
+  // count (each part's index covers it) less the superseded attempts among
+  // them (tasks_superseded), instead of reading every matching row for its
+  // `latest`.
+  const bool subtract = unit == CountUnit::kTasks && (!search || search->clause.listed_tasks < 0);
+  absl::StatusOr<TaskFilters> attempt_filters =
+      subtract ? HistoryTaskFilters(params, CountUnit::kAttempts) : absl::StatusOr<TaskFilters>();
+  if (subtract && !attempt_filters.ok()) return attempt_filters.status();
+  const SqlClause& where = subtract ? attempt_filters->clause : filters.clause;
   int64_t total = 0;
   for (const SqlClause& part : parts) {
-    SqlClause query;
-    query.Sql("SELECT count(*) FROM tasks t WHERE t.session_id = ?")
-        .Int(session->id)
-        .Add(filters->clause)
-        .Sql(" AND (")
-        .Add(part)
-        .Sql(")");
-    absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);
-    if (!statement.ok()) return statement.status();
-    absl::StatusOr<bool> row = statement->Step();
-    if (!row.ok()) return row.status();
-    if (*row) total += statement->Int(0);
+    for (const bool superseded : {false, true}) {
+      if (superseded && !subtract) continue;
+      SqlClause query;
+      query
+          .Sql(superseded ? "SELECT count(*) FROM tasks t INDEXED BY tasks_superseded WHERE "
+                            "t.session_id = ? AND t.latest = 0"
+                          : "SELECT count(*) FROM tasks t WHERE t.session_id = ?")
+          .Int(session->id)
+          .Add(where)
+          .Sql(" AND (")
+          .Add(part)
+          .Sql(")");
+      absl::StatusOr<SqliteStatement> statement = PrepareClause(db_, query);
+      if (!statement.ok()) return statement.status();
+      absl::StatusOr<bool> row = statement->Step();
+      if (!row.ok()) return row.status();
+      if (*row) total += superseded ? -statement->Int(0) : statement->Int(0);
+    }
   }
-  if (*search) out["q"] = (*search)->query.text;
+  if (search) out["q"] = search->query.text;
   out["total"] = total;
   return out;
 }

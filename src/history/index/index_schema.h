@@ -16,8 +16,9 @@ namespace rayagg::history {
 
 // 2: objects_by_writer (migrated from 1 in place); 3: objects.seq_void;
 // 4: tasks and attempts (tasks.latest and tasks.attempts, summary.unit) and
-// an index per sortable column; 5: the search (search_texts.h).
-inline constexpr int64_t kIndexSchemaVersion = 5;
+// an index per sortable column; 5: the search (search_texts.h); 6: the
+// superseded attempts' index, tasks_superseded (migrated from 5 in place).
+inline constexpr int64_t kIndexSchemaVersion = 6;
 // Versions 1..4 are rebuilt, not migrated: the columns 4 added are derived
 // from every attempt of every task (which one is the latest, and each
 // task's contribution to the summaries in the tasks unit), and the search's

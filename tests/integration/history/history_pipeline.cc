@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -411,6 +412,24 @@ void ExpectAnswersMatch(HistoryPipeline& pipeline, const Scenario& scenario) {
       seen[name] = NonZero(entry["state_counts"]);
     }
     EXPECT_EQ(seen, expected);
+  }
+  // An export through the real server (its pages run on the export
+  // threads): one NDJSON line per attempt. A search and its count route.
+  {
+    const std::string ndjson =
+        pipeline.GetText("/api/history/v1/export?format=ndjson&unit=attempts&" + session);
+    EXPECT_EQ(static_cast<size_t>(std::count(ndjson.begin(), ndjson.end(), '\n')),
+              scenario.tasks.size());
+    size_t prep = 0;
+    for (const ScenarioTask& task : scenario.tasks) prep += task.function == "prep" ? 1 : 0;
+    auto [status, count] =
+        pipeline.Get("/api/history/v1/tasks/count?unit=attempts&q=PREP&" + session);
+    ASSERT_EQ(status, 200) << count.dump();
+    EXPECT_GE(count["total"].get<size_t>(), prep);
+    auto [s2, list] =
+        pipeline.Get("/api/history/v1/tasks?unit=attempts&limit=10000&q=PREP&" + session);
+    ASSERT_EQ(s2, 200) << list.dump();
+    EXPECT_EQ(list["tasks"].size(), count["total"].get<size_t>());
   }
 }
 

@@ -221,6 +221,29 @@ TEST_F(SearchApiTest, BadSearchesAreRefusedNamingQ) {
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// An index of version 5 is migrated in place: its rows stay, and it gains
+// the superseded attempts' index that counts in the tasks unit subtract.
+TEST_F(SearchApiTest, AnIndexOfVersionFiveIsMigratedInPlace) {
+  writer_.reset();
+  ASSERT_TRUE(db_->Exec("DROP INDEX tasks_superseded; PRAGMA user_version=5").ok());
+  db_.reset();
+  absl::StatusOr<OpenedIndex> reopened = OpenIndexForWriting(dir_.path(), 1 << 20);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_FALSE(reopened->rebuilt);
+  EXPECT_EQ(reopened->found_version, 5);
+  db_ = std::move(reopened->db);
+  for (const auto& [session, records] : expected_) {
+    absl::StatusOr<SearchQuery> train = ParseSearch("train");
+    ASSERT_TRUE(train.ok());
+    for (const SearchLimits forms : {SearchLimits{}, SearchLimits{0, 0}}) {
+      QueryLimits limits;
+      limits.search = forms;
+      EXPECT_EQ(Count(limits, Params({{"session", session_names_[session]}, {"q", "train"}})),
+                static_cast<int64_t>(LatestOnly(session, Scan(session, *train)).size()));
+    }
+  }
+}
+
 TEST(MessageExcerptTest, ALongLineIsCutAroundItsMatch) {
   absl::StatusOr<SearchQuery> query = ParseSearch("needle");
   ASSERT_TRUE(query.ok());
