@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
     indexer.emplace(*index->db, config->index_dir, reader, config->indexing, metrics, logger,
                     wall_now_ms);
   }
-  ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes);
+  ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes,
+                     config->reader_mmap_bytes);
   HistoryApi api(
       readers, metrics, ApiOptions{.limits = config->limits, .index_dir = config->index_dir},
       [&unavailable] { return unavailable; }, wall_now_ms);

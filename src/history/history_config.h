@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "config/environment.h"
 #include "history/api/queries.h"
+#include "history/index/index_schema.h"
 #include "history/index/indexer.h"
 #include "rayagg/config.h"
 
@@ -45,6 +46,7 @@ struct HistoryConfig {
   QueryLimits limits;
   uint64_t readers = 4;
   uint64_t reader_cache_bytes = 16ull << 20;
+  uint64_t reader_mmap_bytes = kDefaultReaderMmapBytes;  // 0: no memory map
   LogConfig log;
 };
 

@@ -26,7 +26,8 @@ absl::StatusOr<ReaderPool::Lease> ReaderPool::Acquire() {
     }
     ++open_;
   }
-  absl::StatusOr<std::unique_ptr<SqliteDb>> db = OpenIndexForReading(index_dir_, cache_bytes_);
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      OpenIndexForReading(index_dir_, cache_bytes_, mmap_bytes_);
   if (!db.ok()) {
     MutexLock relock(mutex_);
     --open_;

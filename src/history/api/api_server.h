@@ -13,6 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "history/api/queries.h"
+#include "history/index/index_schema.h"
 #include "history/ops/history_metrics.h"
 #include "http/http_server.h"
 #include "rayagg/mutex.h"
@@ -21,8 +22,12 @@ namespace rayagg::history {
 
 class ReaderPool {
  public:
-  ReaderPool(std::string index_dir, size_t max_connections, uint64_t cache_bytes)
-      : index_dir_(std::move(index_dir)), max_(max_connections), cache_bytes_(cache_bytes) {}
+  ReaderPool(std::string index_dir, size_t max_connections, uint64_t cache_bytes,
+             uint64_t mmap_bytes = kDefaultReaderMmapBytes)
+      : index_dir_(std::move(index_dir)),
+        max_(max_connections),
+        cache_bytes_(cache_bytes),
+        mmap_bytes_(mmap_bytes) {}
 
   // A connection for the caller's exclusive use until the lease ends.
   class Lease {
@@ -43,6 +48,7 @@ class ReaderPool {
   const std::string index_dir_;
   const size_t max_;
   const uint64_t cache_bytes_;
+  const uint64_t mmap_bytes_;
   Mutex mutex_;
   CondVar available_;
   std::vector<std::unique_ptr<SqliteDb>> idle_ ABSL_GUARDED_BY(mutex_);

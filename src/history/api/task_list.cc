@@ -69,6 +69,20 @@ absl::StatusOr<TaskSelection> SelectionOf(SqliteDb& db, const QueryParams& param
   return selection;
 }
 
+// Whether an equality filter keeps only `value` of the sort's column.
+bool PinsSortColumn(const TaskFilters& filters, const TaskSort& sort, const json& value) {
+  for (const EqualityFilter& filter : filters.equalities) {
+    if (filter.field->column != sort.column || filter.values.size() != 1) continue;
+    if (const auto* number = std::get_if<int64_t>(&filter.values[0])) {
+      return value.is_number_integer() && value.get<int64_t>() == *number;
+    }
+    if (const auto* text = std::get_if<SqlText>(&filter.values[0])) {
+      return value.is_string() && value.get_ref<const std::string&>() == text->value;
+    }
+  }
+  return false;
+}
+
 // What a row matched, for highlighting: [start, end) UTF-16 ranges per
 // shown field, and an excerpt of the error message (which a row does not
 // carry whole).
@@ -154,12 +168,20 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
         !(*cursor)[3].is_number_integer() || !(*cursor)[4].is_number_integer()) {
       return BadParameter("cursor: not a cursor this API returned");
     }
-    strings::Append(query.sql, " AND (", keys, ") ", order == "asc" ? ">" : "<",
-                    sort->by_start_too ? " (?, ?, ?)" : " (?, ?)");
-    if (sort->text) {
-      query.Text(value.get<std::string>());
+    // A filter that pins the sort column to the cursor's value leaves
+    // (start, id) to compare: SQLite then seeks the index by the filter's
+    // value and the cursor's start together, where a comparison of the
+    // whole key would read every row of that value before the cursor.
+    if (sort->by_start_too && PinsSortColumn(filters, *sort, value)) {
+      strings::Append(query.sql, " AND (t.start_ns, t.id) ", order == "asc" ? ">" : "<", " (?, ?)");
     } else {
-      query.Int(value.get<int64_t>());
+      strings::Append(query.sql, " AND (", keys, ") ", order == "asc" ? ">" : "<",
+                      sort->by_start_too ? " (?, ?, ?)" : " (?, ?)");
+      if (sort->text) {
+        query.Text(value.get<std::string>());
+      } else {
+        query.Int(value.get<int64_t>());
+      }
     }
     if (sort->by_start_too) query.Int((*cursor)[3].get<int64_t>());
     query.Int((*cursor)[4].get<int64_t>());
@@ -248,8 +270,10 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
   const SqlClause& where = subtract ? attempt_filters->clause : filters.clause;
   int64_t total = 0;
   for (const SqlClause& part : parts) {
+    int64_t attempts = 0;
     for (const bool superseded : {false, true}) {
-      if (superseded && !subtract) continue;
+      // No attempt of the part, no superseded one either.
+      if (superseded && (!subtract || attempts == 0)) continue;
       SqlClause query;
       query
           .Sql(superseded ? "SELECT count(*) FROM tasks t INDEXED BY tasks_superseded WHERE "
@@ -264,7 +288,13 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
       if (!statement.ok()) return statement.status();
       absl::StatusOr<bool> row = statement->Step();
       if (!row.ok()) return row.status();
-      if (*row) total += superseded ? -statement->Int(0) : statement->Int(0);
+      if (!*row) continue;
+      if (superseded) {
+        total -= statement->Int(0);
+      } else {
+        attempts = statement->Int(0);
+        total += attempts;
+      }
     }
   }
   if (search) out["q"] = search->query.text;

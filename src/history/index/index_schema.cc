@@ -107,8 +107,9 @@ CREATE INDEX tasks_by_node ON tasks(session_id, node_id, start_ns);
 CREATE INDEX tasks_by_exception ON tasks(session_id, exception_id, start_ns);
 -- The attempts a later one superseded (a few percent of the rows): a count
 -- in the tasks unit is the attempts' count, read from a covering index,
--- less the superseded attempts among them (task_list.cc).
-CREATE INDEX tasks_superseded ON tasks(session_id) WHERE latest = 0;
+-- less the superseded attempts among them (task_list.cc); it covers the
+-- search's count parts (function, error text).
+CREATE INDEX tasks_superseded ON tasks(session_id, func_id, error_text_id) WHERE latest = 0;
 CREATE TABLE actors(
   session_id INTEGER NOT NULL, actor_id TEXT NOT NULL, state INTEGER NOT NULL,
   class_name TEXT NOT NULL, name TEXT NOT NULL, job_id TEXT NOT NULL, record BLOB NOT NULL,
@@ -133,7 +134,7 @@ CREATE TABLE summary(
 // v + 1, inside one transaction.
 constexpr std::array<std::string_view, 1> kMigrations = {
     // 5 -> 6: the superseded attempts' index (kSchema).
-    "CREATE INDEX tasks_superseded ON tasks(session_id) WHERE latest = 0;",
+    "CREATE INDEX tasks_superseded ON tasks(session_id, func_id, error_text_id) WHERE latest = 0;",
 };
 static_assert(static_cast<int64_t>(kMigrations.size()) ==
               kIndexSchemaVersion - kOldestMigratedVersion);
@@ -248,12 +249,13 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDb>> OpenIndexForReading(const std::string& directory,
-                                                              uint64_t cache_bytes) {
+                                                              uint64_t cache_bytes,
+                                                              uint64_t mmap_bytes) {
   absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(IndexPath(directory), true);
   if (!db.ok()) return db.status();
   if (absl::Status configured = (*db)->Exec(
           strings::Cat("PRAGMA cache_size=-", std::max<uint64_t>(cache_bytes / 1024, 256),
-                       "; PRAGMA temp_store=MEMORY;"));
+                       "; PRAGMA temp_store=MEMORY; PRAGMA mmap_size=", mmap_bytes, ";"));
       !configured.ok()) {
     return configured;
   }

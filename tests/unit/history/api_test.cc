@@ -196,6 +196,35 @@ TEST_F(ApiTest, CursorPagesAddUpToEveryTaskInOrder) {
   }
 }
 
+// A filter that pins the sort's column to one value: small pages by cursor
+// hold exactly the rows of one big page, in its order (the cursor then
+// compares start and row id only).
+TEST_F(ApiTest, PagesOfASortPinnedByItsFilter) {
+  for (const std::string& pinned :
+       {std::string("sort=state&state=FINISHED"), std::string("sort=state&state=FAILED"),
+        std::string("sort=error_type&error_type=WORKER_DIED"),
+        std::string("sort=attempt&attempt=0"),
+        "sort=job_id&job_id=" + expected_.tasks.begin()->second.job_id()}) {
+    for (const std::string order : {"asc", "desc"}) {
+      const std::string base =
+          "/api/history/v1/tasks?unit=attempts&" + pinned + "&order=" + order + "&limit=";
+      auto [status, whole] = Get(base + "10000");
+      ASSERT_EQ(status, 200) << whole;
+      std::vector<std::string> want, got;
+      for (const json& task : whole["tasks"]) want.push_back(task["task_id"]);
+      std::string cursor;
+      for (int page = 0; page < 1000; ++page) {
+        auto [s2, body] = Get(base + "3" + (cursor.empty() ? "" : "&cursor=" + cursor));
+        ASSERT_EQ(s2, 200) << body;
+        for (const json& task : body["tasks"]) got.push_back(task["task_id"]);
+        if (body["next_cursor"].is_null()) break;
+        cursor = body["next_cursor"];
+      }
+      EXPECT_EQ(got, want) << pinned << " " << order;
+    }
+  }
+}
+
 TEST_F(ApiTest, FiltersSelectExactlyTheMatchingTasks) {
   size_t failed = 0;
   for (const auto& [key, task] : expected_.tasks) failed += StateOf(task) == kFailed ? 1 : 0;

@@ -201,7 +201,8 @@ TEST_F(SearchTest, EachDistinctMessageIsStoredOnce) {
 // rebuilt from the store, and what is written then is found.
 TEST_F(SearchTest, AnIndexOfVersionFourIsRebuiltWithTheSearch) {
   writer_.reset();
-  ASSERT_TRUE(db_->Exec("DROP INDEX tasks_by_error_text; DROP TABLE search_texts; "
+  ASSERT_TRUE(db_->Exec("DROP INDEX tasks_by_error_text; DROP INDEX tasks_superseded; "
+                        "DROP TABLE search_texts; "
                         "DROP TABLE search_names; DROP TABLE search_errors; "
                         "ALTER TABLE tasks DROP COLUMN error_text_id; PRAGMA user_version=4")
                   .ok());
