@@ -382,7 +382,8 @@ void BuildIndex(const Flags& flags, const Generated& generated, uint64_t tasks,
   // ---- Index build ----
   const int64_t rss_before_kb = PeakRssKb();
   absl::StatusOr<history::OpenedIndex> index =
-      history::OpenIndexForWriting(index_dir, flags.Uint("cache-bytes", 64ull << 20));
+      history::OpenIndexForWriting(index_dir, flags.Uint("cache-bytes", 64ull << 20),
+                                   flags.Uint("mmap-bytes", history::kDefaultMmapBytes));
   if (!index.ok()) {
     std::cerr << index.status() << "\n";
     std::exit(1);
@@ -670,10 +671,11 @@ bool RunSortMatrix(history::SqliteDb& db, history::HistoryQueries& queries, uint
 int Run(int argc, char** argv) {
   Flags flags(argc, argv,
               {"tasks", "dir", "failed-every", "retry-every", "events-per-object",
-               "batch-max-bytes", "query-runs", "matrix-runs", "cache-bytes", "keep"},
+               "batch-max-bytes", "query-runs", "matrix-runs", "cache-bytes", "mmap-bytes", "keep"},
               "rayagg-task-history-bench [--tasks N] [--dir SCRATCH] [--failed-every 20] "
               "[--retry-every 25 (0: no retries)] "
               "[--events-per-object 20000] [--batch-max-bytes 67108864] [--cache-bytes 67108864] "
+              "[--mmap-bytes 2147483648 (0: none)] "
               "[--query-runs 100 (0: none)] [--matrix-runs 20]");
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens in a log file
   const uint64_t tasks = flags.Uint("tasks", 1'000'000);
@@ -704,8 +706,8 @@ int Run(int argc, char** argv) {
     if (!flags.Has("keep")) std::filesystem::remove_all(dir);
     return 0;
   }
-  absl::StatusOr<std::unique_ptr<history::SqliteDb>> reader =
-      history::OpenIndexForReading(dir + "/index", 64 << 20);
+  absl::StatusOr<std::unique_ptr<history::SqliteDb>> reader = history::OpenIndexForReading(
+      dir + "/index", 64 << 20, flags.Uint("mmap-bytes", history::kDefaultMmapBytes));
   if (!reader.ok()) {
     std::cerr << reader.status() << "\n";
     return 1;

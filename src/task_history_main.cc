@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
     logger->error("cannot create index directory {}: {}", config->index_dir, created.message());
     return 1;
   }
-  absl::StatusOr<OpenedIndex> index = OpenIndexForWriting(config->index_dir, config->cache_bytes);
+  absl::StatusOr<OpenedIndex> index =
+      OpenIndexForWriting(config->index_dir, config->cache_bytes, config->mmap_bytes);
   // Why the API does not answer, if it does not (a newer index).
   absl::Status unavailable = absl::OkStatus();
   if (!index.ok()) {
@@ -167,9 +168,12 @@ int main(int argc, char** argv) {
                     wall_now_ms);
   }
   ReaderPool readers(config->index_dir, config->readers, config->reader_cache_bytes,
-                     config->reader_mmap_bytes);
+                     config->mmap_bytes);
   HistoryApi api(
-      readers, metrics, ApiOptions{.limits = config->limits, .index_dir = config->index_dir},
+      readers, metrics,
+      ApiOptions{.limits = config->limits,
+                 .index_dir = config->index_dir,
+                 .mmap_bytes = config->mmap_bytes},
       [&unavailable] { return unavailable; }, wall_now_ms);
 
   asio::io_context io_context;

@@ -92,8 +92,12 @@ void ReadIndex(YamlReader& r, const Node& node, const Path& path, HistoryConfig&
           }},
          {"retention",
           [&](const Node& v, const Path& p) { ReadRetention(r, v, p, config.indexing.retention); }},
-         {"cache_bytes", [&](const Node& v, const Path& p) {
+         {"cache_bytes",
+          [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, 1ull << 20, kNoMax, config.cache_bytes);
+          }},
+         {"mmap_bytes", [&](const Node& v, const Path& p) {
+            r.ByteSize(v, p, 0, kDefaultMmapBytes, config.mmap_bytes);
           }}});
 }
 
@@ -187,12 +191,8 @@ void ReadApi(YamlReader& r, const Node& node, const Path& path, HistoryConfig& c
             r.ByteSize(v, p, 64ull << 10, 1ull << 30, config.limits.max_answer_bytes);
           }},
          {"readers", [&](const Node& v, const Path& p) { r.Uint(v, p, 1, 64, config.readers); }},
-         {"reader_cache_bytes",
-          [&](const Node& v, const Path& p) {
+         {"reader_cache_bytes", [&](const Node& v, const Path& p) {
             r.ByteSize(v, p, 1ull << 20, kNoMax, config.reader_cache_bytes);
-          }},
-         {"reader_mmap_bytes", [&](const Node& v, const Path& p) {
-            r.ByteSize(v, p, 0, kDefaultReaderMmapBytes, config.reader_mmap_bytes);
           }}});
 }
 

@@ -23,7 +23,8 @@ struct HistoryConfig {
   ObjectStoreConfig store;
   // `index:` — the SQLite index on local disk.
   std::string index_dir;
-  uint64_t cache_bytes = 64ull << 20;  // SQLite page cache of the indexer's connection
+  uint64_t cache_bytes = 64ull << 20;       // SQLite page cache of the indexer's connection
+  uint64_t mmap_bytes = kDefaultMmapBytes;  // read through a memory map, every connection
   // `indexing:` (and index.max_bytes, index.retention) — see indexer.h.
   IndexerOptions indexing;
   // `http:` — the API listener.
@@ -46,7 +47,6 @@ struct HistoryConfig {
   QueryLimits limits;
   uint64_t readers = 4;
   uint64_t reader_cache_bytes = 16ull << 20;
-  uint64_t reader_mmap_bytes = kDefaultReaderMmapBytes;  // 0: no memory map
   LogConfig log;
 };
 

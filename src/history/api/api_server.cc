@@ -216,8 +216,8 @@ HttpStreamedResponse HistoryApi::Export(HttpRequest& request) {
   }
   Slot slot(exports_running_);
   absl::StatusOr<std::unique_ptr<TaskExport>> exporter =
-      TaskExport::Start(options_.index_dir, options_.export_cache_bytes, *params, options_.limits,
-                        options_.export_rows_per_page);
+      TaskExport::Start(options_.index_dir, options_.export_cache_bytes, options_.mmap_bytes,
+                        *params, options_.limits, options_.export_rows_per_page);
   if (!exporter.ok()) return error(exporter.status(), HttpStatusOf(exporter.status()));
   HttpServerResponse head =
       MakeHttpResponse(request, http::status::ok, std::string(), (*exporter)->content_type());

@@ -23,7 +23,7 @@ namespace rayagg::history {
 class ReaderPool {
  public:
   ReaderPool(std::string index_dir, size_t max_connections, uint64_t cache_bytes,
-             uint64_t mmap_bytes = kDefaultReaderMmapBytes)
+             uint64_t mmap_bytes = kDefaultMmapBytes)
       : index_dir_(std::move(index_dir)),
         max_(max_connections),
         cache_bytes_(cache_bytes),
@@ -62,6 +62,7 @@ struct ApiOptions {
   // many may run at once (429 with Retry-After beyond) and their page size.
   std::string index_dir;
   uint64_t export_cache_bytes = 8ull << 20;
+  uint64_t mmap_bytes = kDefaultMmapBytes;  // index.mmap_bytes (index_schema.h)
   size_t max_exports = 2;
   uint64_t export_rows_per_page = 2000;
 };

@@ -60,11 +60,9 @@ TaskExport::TaskExport(std::unique_ptr<SqliteDb> db, QueryParams params, QueryLi
       format_(format),
       file_name_(std::move(file_name)) {}
 
-absl::StatusOr<std::unique_ptr<TaskExport>> TaskExport::Start(const std::string& index_dir,
-                                                              uint64_t cache_bytes,
-                                                              const QueryParams& params,
-                                                              QueryLimits limits,
-                                                              uint64_t rows_per_page) {
+absl::StatusOr<std::unique_ptr<TaskExport>> TaskExport::Start(
+    const std::string& index_dir, uint64_t cache_bytes, uint64_t mmap_bytes,
+    const QueryParams& params, QueryLimits limits, uint64_t rows_per_page) {
   const std::string format_name = strings::ToLower(params.Get("format").value_or(""));
   ExportFormat format;
   if (format_name == "csv") {
@@ -77,7 +75,8 @@ absl::StatusOr<std::unique_ptr<TaskExport>> TaskExport::Start(const std::string&
   QueryParams list = params;
   list.Remove("format");
   list.Remove("limit");
-  absl::StatusOr<std::unique_ptr<SqliteDb>> db = OpenIndexForReading(index_dir, cache_bytes);
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      OpenIndexForReading(index_dir, cache_bytes, mmap_bytes);
   if (!db.ok()) return absl::UnavailableError(db.status().message());
   // The first page's query checks every parameter before the answer starts:
   // a bad one is still a 400, not a stream cut short.

@@ -29,11 +29,9 @@ class TaskExport {
  public:
   // Checks the parameters (the task list's, plus `format` = csv | ndjson)
   // and opens the export's own connection. Errors as the task list's.
-  static absl::StatusOr<std::unique_ptr<TaskExport>> Start(const std::string& index_dir,
-                                                           uint64_t cache_bytes,
-                                                           const QueryParams& params,
-                                                           QueryLimits limits,
-                                                           uint64_t rows_per_page);
+  static absl::StatusOr<std::unique_ptr<TaskExport>> Start(
+      const std::string& index_dir, uint64_t cache_bytes, uint64_t mmap_bytes,
+      const QueryParams& params, QueryLimits limits, uint64_t rows_per_page);
 
   // The next chunk: the CSV header first, then one page of rows; an empty
   // string once every row was given. An error ends the export (the HTTP

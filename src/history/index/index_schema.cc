@@ -146,11 +146,11 @@ static_assert(static_cast<int64_t>(kMigrations.size()) ==
 // checkpoints much cheaper (docs/PERFORMANCE.md, "Task history").
 constexpr int kPageSize = 16384;
 
-absl::Status Configure(SqliteDb& db, uint64_t cache_bytes) {
-  return db.Exec(strings::Cat("PRAGMA page_size=", kPageSize,
-                              "; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                              "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-",
-                              std::max<uint64_t>(cache_bytes / 1024, 1024), ";"));
+absl::Status Configure(SqliteDb& db, uint64_t cache_bytes, uint64_t mmap_bytes) {
+  return db.Exec(strings::Cat(
+      "PRAGMA page_size=", kPageSize, "; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+      "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-", std::max<uint64_t>(cache_bytes / 1024, 1024),
+      "; PRAGMA mmap_size=", mmap_bytes, ";"));
 }
 
 absl::StatusOr<int64_t> UserVersion(SqliteDb& db) {
@@ -176,8 +176,8 @@ std::string IndexPath(const std::string& directory) {
   return (std::filesystem::path(directory) / "index.sqlite").string();
 }
 
-absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
-                                                uint64_t cache_bytes) {
+absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory, uint64_t cache_bytes,
+                                                uint64_t mmap_bytes) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) {
@@ -189,7 +189,7 @@ absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory,
   for (int round = 0; round < 2; ++round) {
     absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, false);
     if (!db.ok()) return db.status();
-    if (absl::Status configured = Configure(**db, cache_bytes); !configured.ok()) {
+    if (absl::Status configured = Configure(**db, cache_bytes, mmap_bytes); !configured.ok()) {
       return configured;
     }
     absl::StatusOr<int64_t> version = UserVersion(**db);

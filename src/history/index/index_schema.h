@@ -38,17 +38,19 @@ struct OpenedIndex {
 
 // Opens or creates `directory`/index.sqlite for writing (WAL, synchronous
 // NORMAL), creating or migrating the schema as described above.
-absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory, uint64_t cache_bytes);
+// Both kinds of connection read up to `mmap_bytes` of the file through a
+// memory map (`index.mmap_bytes`; SQLite caps it at 2 GiB; 0: none): a query
+// that looks up thousands of rows, or a batch that updates sixteen indexes,
+// then reads the OS page cache in place, shared by every connection, instead
+// of copying each page into its own cache (docs/PERFORMANCE.md). Mapped
+// pages count in the process's RSS; they are the OS cache's, not the heap's.
+inline constexpr uint64_t kDefaultMmapBytes = 2ull << 30;
+absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory, uint64_t cache_bytes,
+                                                uint64_t mmap_bytes = kDefaultMmapBytes);
 
 // A read-only connection for queries (after OpenIndexForWriting created it).
-// Up to `mmap_bytes` of the file are read through a memory map (SQLite caps
-// it at 2 GiB; 0: none): a query that looks up thousands of rows then reads
-// the OS page cache in place, shared by every connection, instead of copying
-// each page into its own cache (4x faster in docs/PERFORMANCE.md).
-inline constexpr uint64_t kDefaultReaderMmapBytes = 2ull << 30;
 absl::StatusOr<std::unique_ptr<SqliteDb>> OpenIndexForReading(
-    const std::string& directory, uint64_t cache_bytes,
-    uint64_t mmap_bytes = kDefaultReaderMmapBytes);
+    const std::string& directory, uint64_t cache_bytes, uint64_t mmap_bytes = kDefaultMmapBytes);
 
 std::string IndexPath(const std::string& directory);
 

@@ -1,6 +1,6 @@
 // ray-task-history's YAML settings: retention (0 keeps everything, archives
 // may be kept for years), the tries an unreadable object gets, and the
-// readers' memory map.
+// index's memory map.
 #include "history/history_config.h"
 
 #include <gtest/gtest.h>
@@ -43,14 +43,13 @@ TEST(HistoryConfig, MaxObjectAttempts) {
   EXPECT_FALSE(ParseHistoryConfigYaml("indexing: {max_object_attempts: 0}\n").ok());
 }
 
-TEST(HistoryConfig, ReaderMemoryMap) {
-  EXPECT_EQ(ParseHistoryConfigYaml("")->reader_mmap_bytes, 2ull << 30);
-  EXPECT_EQ(ParseHistoryConfigYaml("api: {reader_mmap_bytes: 0}\n")->reader_mmap_bytes, 0u);
-  EXPECT_EQ(ParseHistoryConfigYaml("api: {reader_mmap_bytes: 512MiB}\n")->reader_mmap_bytes,
-            512ull << 20);
-  absl::StatusOr<HistoryConfig> config = ParseHistoryConfigYaml("api: {reader_mmap_bytes: 3GiB}\n");
+TEST(HistoryConfig, IndexMemoryMap) {
+  EXPECT_EQ(ParseHistoryConfigYaml("")->mmap_bytes, 2ull << 30);
+  EXPECT_EQ(ParseHistoryConfigYaml("index: {mmap_bytes: 0}\n")->mmap_bytes, 0u);
+  EXPECT_EQ(ParseHistoryConfigYaml("index: {mmap_bytes: 512MiB}\n")->mmap_bytes, 512ull << 20);
+  absl::StatusOr<HistoryConfig> config = ParseHistoryConfigYaml("index: {mmap_bytes: 3GiB}\n");
   ASSERT_FALSE(config.ok());
-  EXPECT_NE(config.status().message().find("api.reader_mmap_bytes"), std::string::npos)
+  EXPECT_NE(config.status().message().find("index.mmap_bytes"), std::string::npos)
       << config.status();
 }
 

@@ -80,8 +80,8 @@ class TaskExportTest : public ::testing::Test {
   std::string ExportAll(const std::string& target, uint64_t rows_per_page, size_t* chunks) {
     absl::StatusOr<QueryParams> params = QueryParams::FromTarget(target);
     EXPECT_TRUE(params.ok());
-    absl::StatusOr<std::unique_ptr<TaskExport>> exporter =
-        TaskExport::Start(dir_.path(), 1 << 20, *params, QueryLimits{}, rows_per_page);
+    absl::StatusOr<std::unique_ptr<TaskExport>> exporter = TaskExport::Start(
+        dir_.path(), 1 << 20, kDefaultMmapBytes, *params, QueryLimits{}, rows_per_page);
     EXPECT_TRUE(exporter.ok()) << exporter.status();
     if (!exporter.ok()) return "";
     std::string out;
@@ -149,7 +149,7 @@ TEST_F(TaskExportTest, BadParametersAreRefusedBeforeTheFirstByte) {
     absl::StatusOr<QueryParams> params = QueryParams::FromTarget(target);
     ASSERT_TRUE(params.ok());
     absl::StatusOr<std::unique_ptr<TaskExport>> exporter =
-        TaskExport::Start(dir_.path(), 1 << 20, *params, QueryLimits{}, 100);
+        TaskExport::Start(dir_.path(), 1 << 20, kDefaultMmapBytes, *params, QueryLimits{}, 100);
     ASSERT_FALSE(exporter.ok()) << target;
     EXPECT_EQ(exporter.status().code(), absl::StatusCode::kInvalidArgument) << target;
   }
