@@ -34,25 +34,6 @@
 #include "objstore/object_store_factory.h"
 #include "ops/logger.h"
 
-namespace {
-
-// The schema version of the index file in `directory`, read without
-// changing it; nullopt when it cannot be read.
-std::optional<int64_t> IndexFileVersion(const std::string& directory) {
-  using rayagg::history::SqliteDb;
-  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
-      SqliteDb::Open(rayagg::history::IndexPath(directory), true);
-  if (!db.ok()) return std::nullopt;
-  absl::StatusOr<rayagg::history::SqliteStatement> statement =
-      (*db)->Prepare("PRAGMA user_version");
-  if (!statement.ok()) return std::nullopt;
-  absl::StatusOr<bool> row = statement->Step();
-  if (!row.ok() || !*row) return std::nullopt;
-  return statement->Int(0);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace rayagg;
   using namespace rayagg::history;
@@ -132,8 +113,8 @@ int main(int argc, char** argv) {
   // Why the API does not answer, if it does not (a newer index).
   absl::Status unavailable = absl::OkStatus();
   if (!index.ok()) {
-    const std::optional<int64_t> found = IndexFileVersion(config->index_dir);
-    if (!found || *found <= kIndexSchemaVersion) {
+    const absl::StatusOr<int64_t> found = ReadIndexVersion(config->index_dir);
+    if (!found.ok() || *found <= kIndexSchemaVersion) {
       logger->error("cannot open the index in {}: {}", config->index_dir,
                     strings::View(index.status().message()));
       return 1;

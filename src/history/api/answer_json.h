@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "history/api/search.h"
+#include "history/api/sql_clause.h"
 #include "history/fold/task_record.h"
 #include "history/index/duration_stats.h"
 #include "history/index/sqlite.h"
@@ -59,17 +60,6 @@ void AddMatchRanges(nlohmann::json& out, std::string_view field,
 std::string EncodeCursor(const nlohmann::json& cursor);
 // 400 for anything this API did not return.
 absl::StatusOr<nlohmann::json> DecodeCursor(std::string_view text, size_t fields);
-
-// Calls fn(row) for each row; stops at the first error.
-template <typename Fn>
-absl::Status EachRow(SqliteStatement& statement, Fn&& fn) {
-  for (;;) {
-    absl::StatusOr<bool> row = statement.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return absl::OkStatus();
-    if (absl::Status status = fn(statement); !status.ok()) return status;
-  }
-}
 
 // One keyset page: appends fn(row) (a json) to `items` for up to `limit`
 // rows of a query asked for limit + 1; true when that extra row was there

@@ -96,22 +96,6 @@ std::string HexBytes(std::string hex) {
   return out;
 }
 
-template <typename Fn>
-absl::Status SearchEachRow(SqliteStatement& statement, Fn&& fn) {
-  for (;;) {
-    absl::StatusOr<bool> row = statement.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return absl::OkStatus();
-    fn(statement);
-  }
-}
-
-std::string SearchPlaceholders(size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += i == 0 ? "?" : ",?";
-  return out;
-}
-
 // One column's part of the search: a predicate over `t`.
 using SearchBranch = SqlClause;
 
@@ -132,19 +116,20 @@ absl::Status NameBranches(SqliteDb& db, int64_t session_id, const SearchQuery& q
         .Bind(3, static_cast<int>(kind))
         .Bind(4, static_cast<int64_t>(max_listed + 1));
     std::vector<SqlValue> values;
-    absl::Status read = SearchEachRow(*find, [&](const SqliteStatement& row) {
+    absl::Status read = EachRow(*find, [&](const SqliteStatement& row) {
       if (function) {
         values.emplace_back(row.Int(0));
       } else {
         values.emplace_back(SqlText{std::string(row.Text(1))});
       }
+      return absl::OkStatus();
     });
     if (!read.ok()) return read;
     if (values.empty()) continue;
     const std::string_view column = function ? "t.func_id" : "t.name";
     if (values.size() <= max_listed) {
-      out.push_back({strings::Cat(column, " IN (", SearchPlaceholders(values.size()), ")"),
-                     std::move(values)});
+      out.push_back(
+          {strings::Cat(column, " IN (", Placeholders(values.size()), ")"), std::move(values)});
       continue;
     }
     out.push_back({strings::Cat(column, " IN (SELECT ", function ? "x.ref" : "f.text",
@@ -166,12 +151,14 @@ absl::Status ErrorBranch(SqliteDb& db, int64_t session_id, const SearchQuery& qu
       .Bind(2, session_id)
       .Bind(3, static_cast<int64_t>(max_listed + 1));
   std::vector<SqlValue> values;
-  absl::Status read =
-      SearchEachRow(*find, [&](const SqliteStatement& row) { values.emplace_back(row.Int(0)); });
+  absl::Status read = EachRow(*find, [&](const SqliteStatement& row) {
+    values.emplace_back(row.Int(0));
+    return absl::OkStatus();
+  });
   if (!read.ok()) return read;
   if (values.empty()) return absl::OkStatus();
   if (values.size() <= max_listed) {
-    out.push_back({strings::Cat("t.error_text_id IN (", SearchPlaceholders(values.size()), ")"),
+    out.push_back({strings::Cat("t.error_text_id IN (", Placeholders(values.size()), ")"),
                    std::move(values)});
     return absl::OkStatus();
   }
@@ -271,9 +258,10 @@ absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
     if (!statement.ok()) return statement.status();
     BindValues(*statement, 1, probe.values);
     size_t seen = 0;
-    absl::Status read = SearchEachRow(*statement, [&](const SqliteStatement& row) {
+    absl::Status read = EachRow(*statement, [&](const SqliteStatement& row) {
       rows.insert(row.Int(0));
       ++seen;
+      return absl::OkStatus();
     });
     if (!read.ok()) return read;
     few = seen <= limits.max_listed_tasks;
@@ -283,7 +271,7 @@ absl::StatusOr<SearchClause> BuildSearchClause(SqliteDb& db, int64_t session_id,
     if (rows.empty()) {
       clause.where.sql = "0";
     } else {
-      clause.where.sql = strings::Cat("t.id IN (", SearchPlaceholders(rows.size()), ")");
+      clause.where.sql = strings::Cat("t.id IN (", Placeholders(rows.size()), ")");
       for (const int64_t row : rows) clause.where.values.emplace_back(row);
     }
     clause.count_parts.push_back(clause.where);

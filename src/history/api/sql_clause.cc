@@ -25,6 +25,12 @@ int BindValues(SqliteStatement& statement, int first, const std::vector<SqlValue
   return index;
 }
 
+std::string Placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i == 0 ? "?" : ",?";
+  return out;
+}
+
 absl::StatusOr<SqliteStatement> PrepareClause(SqliteDb& db, const SqlClause& clause) {
   absl::StatusOr<SqliteStatement> statement = db.Prepare(clause.sql);
   if (!statement.ok()) return statement.status();

@@ -57,4 +57,18 @@ int BindValues(SqliteStatement& statement, int first, const std::vector<SqlValue
 // Prepares `clause.sql` and binds all of its values.
 absl::StatusOr<SqliteStatement> PrepareClause(SqliteDb& db, const SqlClause& clause);
 
+// "?,?,?": `n` placeholders for an IN list.
+std::string Placeholders(size_t n);
+
+// Calls fn(row) for each row; stops at the first error.
+template <typename Fn>
+absl::Status EachRow(SqliteStatement& statement, Fn&& fn) {
+  for (;;) {
+    absl::StatusOr<bool> row = statement.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+    if (absl::Status status = fn(statement); !status.ok()) return status;
+  }
+}
+
 }  // namespace rayagg::history

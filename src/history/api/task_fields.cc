@@ -87,8 +87,7 @@ void AppendIn(const TaskField& field, std::vector<SqlValue> values, bool negate,
     if (!negate) out.Sql(" AND 0");
     return;
   }
-  std::string placeholders;
-  for (size_t i = 0; i < values.size(); ++i) placeholders += i == 0 ? "?" : ",?";
+  const std::string placeholders = Placeholders(values.size());
   if (field.kind == FieldKind::kNameRef) {
     strings::Append(out.sql, " AND ", field.column, negate ? " NOT IN" : " IN",
                     " (SELECT id FROM names WHERE text IN (", placeholders, "))");

@@ -3,8 +3,6 @@
 // value, start time and row id) on the index task_plan.h chooses, so page
 // 5,000 costs what page 1 costs and there is no cap across pages; and the
 // exact count of what the same filters and search keep.
-#include <algorithm>
-
 #include "common/text.h"
 #include "history/api/answer_json.h"
 #include "history/api/param_parsing.h"
@@ -196,23 +194,16 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   json tasks = json::array();
   json last_value;
   int64_t last_start = 0, last_id = 0;
-  bool more = false;
-  absl::Status each = EachRow(*statement, [&](const SqliteStatement& row) {
-    if (static_cast<int64_t>(tasks.size()) == *limit) {
-      more = true;
-      return absl::OkStatus();
-    }
-    tasks.push_back(TaskRowJson(row));
+  absl::StatusOr<bool> more = ReadPage(*statement, *limit, tasks, [&](const SqliteStatement& row) {
+    json task = TaskRowJson(row);
     const int sort_column = kTaskListColumnCount;
-    if (search) {
-      tasks.back()["matches"] = RowMatches(tasks.back(), row.Text(sort_column + 2), search->query);
-    }
+    if (search) task["matches"] = RowMatches(task, row.Text(sort_column + 2), search->query);
     last_id = row.Int(0);
     last_value = sort->text ? json(std::string(row.Text(sort_column))) : json(row.Int(sort_column));
     last_start = row.Int(sort_column + 1);
-    return absl::OkStatus();
+    return task;
   });
-  if (!each.ok()) return each;
+  if (!more.ok()) return more.status();
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
   out["sort"] = sort_name;
@@ -221,8 +212,8 @@ absl::StatusOr<nlohmann::json> HistoryQueries::Tasks(const QueryParams& params) 
   if (search) out["q"] = search->query.text;
   out["tasks"] = std::move(tasks);
   out["next_cursor"] =
-      more ? json(EncodeCursor(json::array({sort_name, order, last_value, last_start, last_id})))
-           : json(nullptr);
+      *more ? json(EncodeCursor(json::array({sort_name, order, last_value, last_start, last_id})))
+            : json(nullptr);
   return out;
 }
 
@@ -237,14 +228,14 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
   const CountUnit unit = selection->unit;
   const TaskFilters& filters = selection->filters;
   const std::optional<TaskSearch>& search = selection->search;
-  const std::vector<std::string_view>& filter_names = HistoryTaskFilterNames();
-  const bool filtered = std::any_of(filter_names.begin(), filter_names.end(), [&](auto name) {
-    return name != "unit" && params.Get(name).has_value();
-  });
+  // The filters without the unit's own condition: empty when nothing
+  // filters, and what a count of attempts adds to the session's.
+  absl::StatusOr<TaskFilters> attempt_filters = HistoryTaskFilters(params, CountUnit::kAttempts);
+  if (!attempt_filters.ok()) return attempt_filters.status();
   json out;
   out["session"] = strings::Cat(session->cluster, "/", session->name);
   out["unit"] = UnitName(unit);
-  if (!search && !filtered) {
+  if (!search && attempt_filters->clause.sql.empty()) {
     // The whole session: the summaries hold its exact totals.
     absl::StatusOr<json> counts = CountsOf(*session, std::nullopt, static_cast<int>(unit));
     if (!counts.ok()) return counts.status();
@@ -264,9 +255,6 @@ absl::StatusOr<nlohmann::json> HistoryQueries::TaskCount(const QueryParams& para
   // them (tasks_superseded), instead of reading every matching row for its
   // `latest`.
   const bool subtract = unit == CountUnit::kTasks && (!search || search->clause.listed_tasks < 0);
-  absl::StatusOr<TaskFilters> attempt_filters =
-      subtract ? HistoryTaskFilters(params, CountUnit::kAttempts) : absl::StatusOr<TaskFilters>();
-  if (subtract && !attempt_filters.ok()) return attempt_filters.status();
   const SqlClause& where = subtract ? attempt_filters->clause : filters.clause;
   int64_t total = 0;
   for (const SqlClause& part : parts) {

@@ -16,8 +16,7 @@ absl::StatusOr<int64_t> EstimatedRows(SqliteDb& db, int64_t session_id,
   SqlClause query;
   query.Sql("SELECT coalesce(sum(count), 0) FROM summary WHERE session_id = ? AND unit = 0")
       .Int(session_id);
-  std::string placeholders;
-  for (size_t i = 0; i < filter.values.size(); ++i) placeholders += i == 0 ? "?" : ",?";
+  const std::string placeholders = Placeholders(filter.values.size());
   if (filter.field->kind == FieldKind::kTaskState) {
     query.Sql(strings::Cat(" AND dim = 0 AND state IN (", placeholders, ")"));
     for (const SqlValue& value : filter.values) query.values.push_back(value);

@@ -176,6 +176,12 @@ std::string IndexPath(const std::string& directory) {
   return (std::filesystem::path(directory) / "index.sqlite").string();
 }
 
+absl::StatusOr<int64_t> ReadIndexVersion(const std::string& directory) {
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(IndexPath(directory), true);
+  if (!db.ok()) return db.status();
+  return UserVersion(**db);
+}
+
 absl::StatusOr<OpenedIndex> OpenIndexForWriting(const std::string& directory, uint64_t cache_bytes,
                                                 uint64_t mmap_bytes) {
   std::error_code error;

@@ -54,4 +54,8 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> OpenIndexForReading(
 
 std::string IndexPath(const std::string& directory);
 
+// The schema version of the index file in `directory`, read on a read-only
+// connection without changing anything (0: a file without one).
+absl::StatusOr<int64_t> ReadIndexVersion(const std::string& directory);
+
 }  // namespace rayagg::history
