@@ -1,9 +1,10 @@
 // ray-task-history: indexes the Ray events an object store holds (written by
 // the daemon's object-store sink or KubeRay's collector) into SQLite and
-// serves the query API and Ray's State API for tasks (docs/HISTORY.md).
-// Flags and config, then: open the index, connect the store, start the API
-// listener, the ops listener (its own thread) and the indexer thread, write
-// the port files, wait for SIGTERM/SIGINT, stop them all. An index of a
+// serves the query API, Ray's State API for tasks and the page
+// (docs/HISTORY.md). Flags and config, then: open the index, connect the
+// store, start the API listener (the API and the page), the ops listener
+// (its own thread) and the indexer thread, write the port files, wait for
+// SIGTERM/SIGINT, stop them all. An index of a
 // newer schema is never touched: both listeners serve, the API and /readyz
 // answer 503 naming both versions, and nothing is indexed (no crash loop).
 #include <pthread.h>
@@ -29,6 +30,7 @@
 #include "history/index/index_schema.h"
 #include "history/index/indexer.h"
 #include "history/index/store_adapter.h"
+#include "history/ui/page_server.h"
 #include "http/bearer_token_file.h"
 #include "http/host_allowlist.h"
 #include "objstore/object_store_factory.h"
@@ -154,7 +156,9 @@ int main(int argc, char** argv) {
       readers, metrics,
       ApiOptions{.limits = config->limits,
                  .index_dir = config->index_dir,
-                 .mmap_bytes = config->mmap_bytes},
+                 .mmap_bytes = config->mmap_bytes,
+                 .ui = config->ui,
+                 .version = RAYAGG_VERSION},
       [&unavailable] { return unavailable; }, wall_now_ms);
 
   asio::io_context io_context;
@@ -166,15 +170,25 @@ int main(int argc, char** argv) {
   asio::thread_pool export_threads(ApiOptions{}.max_exports);
   http_options.producer_executor = export_threads.get_executor();
   if (token != nullptr) {
-    http_options.authorize = [&token](const HttpRequest::header_type& header) {
-      const auto authorization = header.find(http::field::authorization);
-      if (authorization == header.end()) return token->Allows(std::nullopt);
-      return token->Allows(
-          std::string_view(authorization->value().data(), authorization->value().size()));
-    };
+    // The page loads without the token (it asks for it when the API answers
+    // 401); every other path needs it.
+    http_options.authorize =
+        ExceptThePage([&token](const HttpRequest::header_type& header) {
+          const auto authorization = header.find(http::field::authorization);
+          if (authorization == header.end()) return token->Allows(std::nullopt);
+          return token->Allows(
+              std::string_view(authorization->value().data(), authorization->value().size()));
+        });
   }
   HttpServer server(io_context, http_options);
   api.AddRoutes(server);
+  const PageServer page;
+  page.AddRoutes(server);
+  if (!kEmbeddedUiBuilt) {
+    logger->warn(
+        "the page is not built into this binary: / answers a page saying how to build it "
+        "(scripts/run, or cd ui && npm ci && npm run build, then rebuild)");
+  }
   // The ops listener: its own io_context and thread, so /healthz, /readyz
   // and /metrics never wait behind a query.
   ListenerThread ops_thread("ops", *logger);

@@ -17,6 +17,7 @@
 #include "config/validate_config.h"
 #include "config/yaml_reader.h"
 #include "config/yaml_sections.h"
+#include "history/history_ui_config.h"
 #include "http/host_allowlist.h"
 #include "objstore/rules/store_url.h"
 
@@ -323,6 +324,7 @@ absl::StatusOr<HistoryConfig> ParseHistoryConfigYaml(std::string_view yaml_text)
        {"http", [&](const Node& v, const Path& p) { ReadHttp(r, v, p, config); }},
        {"ops", [&](const Node& v, const Path& p) { ReadOps(r, v, p, config); }},
        {"api", [&](const Node& v, const Path& p) { ReadApi(r, v, p, config); }},
+       {"ui", [&](const Node& v, const Path& p) { ReadUiSection(r, v, p, config.ui); }},
        {"log", [&](const Node& v, const Path& p) { ReadLog(r, v, p, config.log); }}});
   if (!problems.empty()) return problems.ToStatus();
   return config;
@@ -419,7 +421,8 @@ std::string DescribeHistoryConfig(const HistoryConfig& config) {
           ? std::string("none")
           : strings::Cat("bearer token from ", config.bearer_token_file),
       " allowed_hosts=", strings::Join(AllowedHostsFor(config, config.http_address), ","),
-      "\nops: ", config.ops_address, ":", static_cast<uint32_t>(config.ops_port));
+      "\nops: ", config.ops_address, ":", static_cast<uint32_t>(config.ops_port), "\n",
+      DescribeUiOptions(config.ui));
 }
 
 }  // namespace rayagg::history

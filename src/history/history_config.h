@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "config/environment.h"
 #include "history/api/queries.h"
+#include "history/api/ui_options.h"
 #include "history/index/index_schema.h"
 #include "history/index/indexer.h"
 #include "rayagg/config.h"
@@ -47,6 +48,8 @@ struct HistoryConfig {
   QueryLimits limits;
   uint64_t readers = 4;
   uint64_t reader_cache_bytes = 16ull << 20;
+  // `ui:` — the page's settings and the API's redaction (ui_options.h).
+  UiOptions ui;
   LogConfig log;
 };
 

@@ -63,9 +63,10 @@ std::string AllowHeader(const std::vector<http::verb>& methods) {
   return allow;
 }
 
-// Every answer, whole or streamed: browsers must not guess a type other
-// than the one declared (a JSON answer holding markup is not a page).
-void SetCommonFields(http::fields& fields) { fields.set("X-Content-Type-Options", "nosniff"); }
+// Images other than SVG are compressed already: gzip would only cost.
+bool IsCompressedType(std::string_view content_type) {
+  return content_type.starts_with("image/") && !content_type.starts_with("image/svg");
+}
 
 // A JSON string literal for `text` (the server's own fixed messages).
 std::string JsonString(std::string_view text) {
@@ -187,6 +188,13 @@ const HttpServer::Route* HttpServer::FindRoute(std::string_view target) const {
   return nullptr;
 }
 
+// Every answer, whole or streamed: browsers must not guess a type other
+// than the one declared (a JSON answer holding markup is not a page).
+void HttpServer::SetCommonFields(http::fields& fields) const {
+  fields.set("X-Content-Type-Options", "nosniff");
+  for (const auto& [name, value] : options_.fixed_headers) fields.set(name, value);
+}
+
 HttpServerResponse HttpServer::ErrorAnswer(http::status status, std::string_view message,
                                            unsigned version) const {
   HttpServerResponse response{status, version};
@@ -233,7 +241,8 @@ std::optional<HttpServerResponse> HttpServer::Screen(const HttpRequest::header_t
 void HttpServer::Finish(const HttpRequest& request, HttpServerResponse& response) {
   SetCommonFields(response.base());
   if (!options_.gzip_responses || response.body().size() <= options_.gzip_min_bytes ||
-      response.count(http::field::content_encoding) != 0) {
+      response.count(http::field::content_encoding) != 0 ||
+      IsCompressedType(ToStd(response[http::field::content_type]))) {
     return;
   }
   // Whether gzip'd or not, the answer depends on Accept-Encoding (caches).

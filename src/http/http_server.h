@@ -6,8 +6,8 @@
 //   - 404 for an unknown path, 405 (with Allow) for a method the route lacks,
 //     413 above the body limit, 400 for malformed HTTP, 421 for a Host not
 //     in allowed_hosts (DNS rebinding), 401 when `authorize` refuses;
-//   - X-Content-Type-Options: nosniff on every answer, errors as plain text
-//     or JSON (json_errors), never echoing request text;
+//   - X-Content-Type-Options: nosniff and fixed_headers on every answer,
+//     errors as plain text or JSON (json_errors), never echoing request text;
 //   - exact and prefix routes, answers whole or streamed in chunks (each
 //     chunk with its own write deadline), gzip when asked (gzip_responses);
 //   - deadlines on every read and write, limits on header size and field
@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -157,13 +158,18 @@ struct HttpServerOptions {
   HttpHeaderCheck authorize{};
   // Answers whose body is larger than gzip_min_bytes, to requests whose
   // Accept-Encoding allows gzip, are gzip'd (Content-Encoding: gzip, Vary:
-  // Accept-Encoding), unless the handler set a Content-Encoding. Streamed
+  // Accept-Encoding), unless the handler set a Content-Encoding or the
+  // body is an image other than SVG (compressed already). Streamed
   // answers are compressed as they are produced (one flush per piece).
   bool gzip_responses = false;
   size_t gzip_min_bytes = 1024;
   // The server's own error answers (400, 401, 404, 405, 413, 421, 431, 500)
   // as {"result": false, "msg": "..."} (application/json) instead of text.
   bool json_errors = false;
+  // Fields set on every answer besides nosniff, the server's own errors
+  // included, over any the handler set (e.g. ray-task-history's
+  // Content-Security-Policy and Referrer-Policy, docs/SECURITY.md).
+  std::vector<std::pair<std::string, std::string>> fixed_headers{};
   // Where HttpBodyProducer::Next runs: set it to a thread pool's executor
   // when producers block (page a database), so that a slow producer holds a
   // pool thread, not one of the io_context's. Unset: on the connection's
@@ -262,7 +268,9 @@ class HttpServer {
   // `message` is fixed text, never request text.
   HttpServerResponse ErrorAnswer(http::status status, std::string_view message,
                                  unsigned version = 11) const;
-  // Headers every answer carries (nosniff), and gzip when it applies.
+  // Headers every answer carries (nosniff, fixed_headers).
+  void SetCommonFields(http::fields& fields) const;
+  // SetCommonFields, and gzip when it applies.
   void Finish(const HttpRequest& request, HttpServerResponse& response);
   // Refuses a request from its header alone (Host check, authorization),
   // nullopt when it may go on.

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "common/text.h"
+#include "history/api/param_parsing.h"
+#include "history/api/redact_answer.h"
 #include "history/api/task_export.h"
 #include "history/index/index_schema.h"
 
@@ -96,7 +98,14 @@ HttpServerOptions HistoryListenerOptions(std::string address, uint16_t port,
   options.port = port;
   options.allowed_hosts = std::move(allowed_hosts);
   options.json_errors = true;
+  options.fixed_headers = {{"Content-Security-Policy", std::string(kContentSecurityPolicy)},
+                           {"Referrer-Policy", "no-referrer"}};
   return options;
+}
+
+Redactor HistoryApi::RedactorOf(const UiOptions& ui) {
+  absl::StatusOr<Redactor> redactor = Redactor::Make(ui.redact);
+  return redactor.ok() ? *std::move(redactor) : Redactor::Everything();
 }
 
 HistoryApi::HistoryApi(ReaderPool& readers, HistoryMetrics& metrics, ApiOptions options,
@@ -139,6 +148,8 @@ HttpServerResponse HistoryApi::Answer(ApiRoute route, Query query, HttpRequest& 
         // One budget for all the SQLite work of this answer, ended with it.
         SqliteStepBudget budget(lease->db(), options_.limits.max_steps_thousands);
         absl::StatusOr<nlohmann::json> answer = (queries.*query)(*params);
+        // Secrets never leave: hidden before the answer is written.
+        if (answer.ok() && !options_.ui.show_secrets) RedactAnswer(route, redactor_, *answer);
         response = answer.ok() ? json_response(http::status::ok, *answer) : error(answer.status());
       }
     }
@@ -175,6 +186,36 @@ void HistoryApi::AddRoutes(HttpServer& server) {
   }
   server.AddStreamRoute("/api/history/v1/export", {http::verb::get},
                         [this](HttpRequest& request) { return Export(request); });
+  server.AddRoute("/api/history/v1/ui", {http::verb::get},
+                  [this](HttpRequest& request) { return UiSettings(request); });
+}
+
+HttpServerResponse HistoryApi::UiSettings(HttpRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<QueryParams> params =
+      QueryParams::FromTarget(std::string_view(request.target().data(), request.target().size()));
+  absl::Status known = params.ok() ? RequireKnownParams(*params, std::vector<std::string_view>{})
+                                   : params.status();
+  nlohmann::json body;
+  http::status status = http::status::ok;
+  if (!known.ok()) {
+    metrics_.query_errors[static_cast<size_t>(ApiRoute::kUi)].fetch_add(1);
+    status = http::status::bad_request;
+    body = {{"result", false}, {"msg", strings::View(known.message())}};
+  } else {
+    const UiOptions& ui = options_.ui;
+    body = {{"grafana_url", ui.grafana_url.empty() ? nlohmann::json() : nlohmann::json(ui.grafana_url)},
+            {"show_secrets", ui.show_secrets},
+            {"redact", ui.redact},
+            {"version", options_.version}};
+  }
+  HttpServerResponse response = MakeHttpResponse(
+      request, status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      "application/json");
+  response.set(http::field::cache_control, "no-store");
+  metrics_.query_latency[static_cast<size_t>(ApiRoute::kUi)].Observe(
+      std::chrono::steady_clock::now() - started);
+  return response;
 }
 
 HttpStreamedResponse HistoryApi::Export(HttpRequest& request) {

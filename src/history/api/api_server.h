@@ -13,6 +13,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "history/api/queries.h"
+#include "history/api/redactor.h"
+#include "history/api/ui_options.h"
 #include "history/index/index_schema.h"
 #include "history/ops/history_metrics.h"
 #include "http/http_server.h"
@@ -65,6 +67,10 @@ struct ApiOptions {
   uint64_t mmap_bytes = kDefaultMmapBytes;  // index.mmap_bytes (index_schema.h)
   size_t max_exports = 2;
   uint64_t export_rows_per_page = 2000;
+  // The `ui:` settings: what GET /api/history/v1/ui answers, and whether
+  // (and what) the answers redact.
+  UiOptions ui;
+  std::string version = "unknown";  // the product's, for the page
 };
 
 // A listener whose HttpServer counters /metrics exports (rayhist_http_*).
@@ -74,7 +80,13 @@ struct NamedListener {
 };
 
 // The options every listener of the history shares: answers only for
-// `allowed_hosts` (421 otherwise), JSON errors, nosniff (always).
+// `allowed_hosts` (421 otherwise), JSON errors, and on every answer nosniff,
+// Content-Security-Policy (below) and Referrer-Policy: no-referrer. The
+// page's headers go on the API's answers too: it costs nothing, and a JSON
+// answer opened as a page can then run nothing.
+inline constexpr std::string_view kContentSecurityPolicy =
+    "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
+    "object-src 'none'";
 HttpServerOptions HistoryListenerOptions(std::string address, uint16_t port,
                                          std::vector<std::string> allowed_hosts);
 
@@ -88,6 +100,7 @@ class HistoryApi {
       : readers_(readers),
         metrics_(metrics),
         options_(options),
+        redactor_(RedactorOf(options_.ui)),
         serving_(std::move(serving)),
         now_ms_(std::move(now_ms)) {}
   // The same with a plain ready flag ("the index is not open yet" when false).
@@ -104,10 +117,16 @@ class HistoryApi {
   using Query = absl::StatusOr<nlohmann::json> (HistoryQueries::*)(const QueryParams&);
   HttpServerResponse Answer(ApiRoute route, Query query, HttpRequest& request);
   HttpStreamedResponse Export(HttpRequest& request);
+  // GET /api/history/v1/ui: the page's settings (no index needed).
+  HttpServerResponse UiSettings(HttpRequest& request);
+  // ui.redact compiled; everything when it does not compile (the config
+  // check refuses such a pattern before this is built).
+  static Redactor RedactorOf(const UiOptions& ui);
 
   ReaderPool& readers_;
   HistoryMetrics& metrics_;
   const ApiOptions options_;
+  const Redactor redactor_;
   const std::function<absl::Status()> serving_;
   const std::function<int64_t()> now_ms_;
   std::atomic<size_t> exports_running_{0};

@@ -231,6 +231,8 @@ std::string_view ApiRouteName(ApiRoute route) {
       return "export";
     case ApiRoute::kTaskCount:
       return "tasks_count";
+    case ApiRoute::kUi:
+      return "ui";
     case ApiRoute::kCount:
       break;
   }

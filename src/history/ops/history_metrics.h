@@ -28,6 +28,7 @@ enum class ApiRoute : int {
   kJobs,
   kExport,
   kTaskCount,
+  kUi,
   kCount
 };
 inline constexpr size_t kApiRouteCount = static_cast<size_t>(ApiRoute::kCount);

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace rayagg::history {
 namespace {
 
@@ -51,6 +55,47 @@ TEST(HistoryConfig, IndexMemoryMap) {
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.status().message().find("index.mmap_bytes"), std::string::npos)
       << config.status();
+}
+
+TEST(HistoryConfig, UiSection) {
+  absl::StatusOr<HistoryConfig> defaults = ParseHistoryConfigYaml("");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->ui.grafana_url, "");
+  EXPECT_EQ(defaults->ui.redact, "(?i)secret|token|password|key|credential");
+  EXPECT_FALSE(defaults->ui.show_secrets);
+  EXPECT_NE(DescribeHistoryConfig(*defaults).find("ui: grafana_url=(none) redact=(?i)secret"),
+            std::string::npos);
+
+  absl::StatusOr<HistoryConfig> config = ParseHistoryConfigYaml(
+      "ui: {grafana_url: 'http://grafana:3000/d/ray?orgId=1', redact: '^MY_', "
+      "show_secrets: true}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->ui.grafana_url, "http://grafana:3000/d/ray?orgId=1");
+  EXPECT_EQ(config->ui.redact, "^MY_");
+  EXPECT_TRUE(config->ui.show_secrets);
+  EXPECT_NE(DescribeHistoryConfig(*config).find(
+                "ui: grafana_url=http://grafana:3000/d/ray?orgId=1 redact=^MY_ show_secrets=true"),
+            std::string::npos);
+  EXPECT_EQ(ParseHistoryConfigYaml("ui: {grafana_url: ''}\n")->ui.grafana_url, "");
+
+  // Each bad value is an error naming its key.
+  for (const auto& [yaml, key] : std::vector<std::pair<std::string, std::string>>{
+           {"ui: {grafana_url: 'javascript:alert(1)'}", "ui.grafana_url"},
+           {"ui: {grafana_url: '/grafana'}", "ui.grafana_url"},
+           {"ui: {grafana_url: 'ftp://grafana'}", "ui.grafana_url"},
+           {"ui: {grafana_url: 'https://user:pw@grafana'}", "ui.grafana_url"},
+           {"ui: {grafana_url: [a]}", "ui.grafana_url"},
+           {"ui: {redact: '(unclosed'}", "ui.redact"},
+           {"ui: {redact: 'a(?i)b'}", "ui.redact"},
+           {"ui: {redact: ''}", "ui.redact"},
+           {"ui: {redact: '(?i)'}", "ui.redact"},
+           {"ui: {show_secrets: maybe}", "ui.show_secrets"},
+           {"ui: {colour: blue}", "ui.colour"},
+       }) {
+    absl::StatusOr<HistoryConfig> bad = ParseHistoryConfigYaml(yaml + "\n");
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.status().message().find(key), std::string::npos) << bad.status();
+  }
 }
 
 }  // namespace
