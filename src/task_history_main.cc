@@ -172,13 +172,12 @@ int main(int argc, char** argv) {
   if (token != nullptr) {
     // The page loads without the token (it asks for it when the API answers
     // 401); every other path needs it.
-    http_options.authorize =
-        ExceptThePage([&token](const HttpRequest::header_type& header) {
-          const auto authorization = header.find(http::field::authorization);
-          if (authorization == header.end()) return token->Allows(std::nullopt);
-          return token->Allows(
-              std::string_view(authorization->value().data(), authorization->value().size()));
-        });
+    http_options.authorize = ExceptThePage([&token](const HttpRequest::header_type& header) {
+      const auto authorization = header.find(http::field::authorization);
+      if (authorization == header.end()) return token->Allows(std::nullopt);
+      return token->Allows(
+          std::string_view(authorization->value().data(), authorization->value().size()));
+    });
   }
   HttpServer server(io_context, http_options);
   api.AddRoutes(server);

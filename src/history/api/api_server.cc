@@ -194,8 +194,8 @@ HttpServerResponse HistoryApi::UiSettings(HttpRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   absl::StatusOr<QueryParams> params =
       QueryParams::FromTarget(std::string_view(request.target().data(), request.target().size()));
-  absl::Status known = params.ok() ? RequireKnownParams(*params, std::vector<std::string_view>{})
-                                   : params.status();
+  absl::Status known =
+      params.ok() ? RequireKnownParams(*params, std::vector<std::string_view>{}) : params.status();
   nlohmann::json body;
   http::status status = http::status::ok;
   if (!known.ok()) {
@@ -204,10 +204,11 @@ HttpServerResponse HistoryApi::UiSettings(HttpRequest& request) {
     body = {{"result", false}, {"msg", strings::View(known.message())}};
   } else {
     const UiOptions& ui = options_.ui;
-    body = {{"grafana_url", ui.grafana_url.empty() ? nlohmann::json() : nlohmann::json(ui.grafana_url)},
-            {"show_secrets", ui.show_secrets},
-            {"redact", ui.redact},
-            {"version", options_.version}};
+    body = {
+        {"grafana_url", ui.grafana_url.empty() ? nlohmann::json() : nlohmann::json(ui.grafana_url)},
+        {"show_secrets", ui.show_secrets},
+        {"redact", ui.redact},
+        {"version", options_.version}};
   }
   HttpServerResponse response = MakeHttpResponse(
       request, status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),

@@ -69,7 +69,7 @@ struct ApiOptions {
   uint64_t export_rows_per_page = 2000;
   // The `ui:` settings: what GET /api/history/v1/ui answers, and whether
   // (and what) the answers redact.
-  UiOptions ui;
+  UiOptions ui{};
   std::string version = "unknown";  // the product's, for the page
 };
 

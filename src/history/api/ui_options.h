@@ -13,7 +13,7 @@ inline constexpr std::string_view kDefaultRedactPattern =
 struct UiOptions {
   // ui.grafana_url: where node and worker ids link to; empty: no links.
   // Only an absolute http:// or https:// URL (history_config.cc checks).
-  std::string grafana_url;
+  std::string grafana_url{};
   // ui.redact: keys (runtime-env variables, job metadata) whose values the
   // API answers as "•••" (redactor.h).
   std::string redact{kDefaultRedactPattern};

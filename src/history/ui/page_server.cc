@@ -55,11 +55,12 @@ HttpHeaderCheck ExceptThePage(HttpHeaderCheck check) {
 
 PageServer::PageServer(std::span<const EmbeddedUiFile> files) {
   for (const EmbeddedUiFile& embedded : files) {
-    File file{.bytes = std::string_view(reinterpret_cast<const char*>(embedded.data), embedded.size),
-              .gzipped = {},
-              .content_type = UiContentType(embedded.path)};
-    if (WorthCompressing(file.content_type) &&
-        (!GzipCompress(file.bytes, file.gzipped).ok() || file.gzipped.size() >= file.bytes.size())) {
+    File file{
+        .bytes = std::string_view(reinterpret_cast<const char*>(embedded.data), embedded.size),
+        .gzipped = {},
+        .content_type = UiContentType(embedded.path)};
+    if (WorthCompressing(file.content_type) && (!GzipCompress(file.bytes, file.gzipped).ok() ||
+                                                file.gzipped.size() >= file.bytes.size())) {
       file.gzipped.clear();
     }
     files_.emplace(embedded.path, std::move(file));
@@ -70,9 +71,8 @@ HttpServerResponse PageServer::Answer(const HttpRequest& request, const File& fi
                                       std::string_view cache_control) const {
   const bool gzip =
       !file.gzipped.empty() && AcceptsGzip(ToStd(request[http::field::accept_encoding]));
-  HttpServerResponse response =
-      MakeHttpResponse(request, http::status::ok, std::string(gzip ? file.gzipped : file.bytes),
-                       file.content_type);
+  HttpServerResponse response = MakeHttpResponse(
+      request, http::status::ok, std::string(gzip ? file.gzipped : file.bytes), file.content_type);
   response.set(http::field::cache_control, ToBeast(cache_control));
   if (!file.gzipped.empty()) response.set(http::field::vary, "Accept-Encoding");
   if (gzip) response.set(http::field::content_encoding, "gzip");
@@ -83,9 +83,9 @@ HttpServerResponse PageServer::Asset(const HttpRequest& request) const {
   const std::string_view target = ToStd(request.target());
   const auto file = files_.find(PathOf(target).substr(1));
   if (file == files_.end()) {
-    HttpServerResponse response =
-        MakeHttpResponse(request, http::status::not_found,
-                         R"({"result":false,"msg":"no such file of the page"})", "application/json");
+    HttpServerResponse response = MakeHttpResponse(
+        request, http::status::not_found, R"({"result":false,"msg":"no such file of the page"})",
+        "application/json");
     response.set(http::field::cache_control, ToBeast(kNoCache));
     return response;
   }

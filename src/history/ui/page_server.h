@@ -17,9 +17,9 @@
 
 namespace rayagg::history {
 
-// The paths index.html answers (the page's routes, ui-contract.md).
-inline constexpr std::string_view kPageRoutes[] = {"/",       "/session", "/task", "/actors",
-                                                   "/actor",  "/jobs",    "/job"};
+// The paths index.html answers (the page's routes, docs/HISTORY.md "The page").
+inline constexpr std::string_view kPageRoutes[] = {"/",      "/session", "/task", "/actors",
+                                                   "/actor", "/jobs",    "/job"};
 
 // Whether a request target is one of the page's own: a page route, a file
 // under /assets/, or /favicon.ico (the query string does not matter).

@@ -12,9 +12,8 @@ std::optional<UiFile> FindUiFile(std::string_view path, std::span<const Embedded
   if (path.starts_with('/')) path.remove_prefix(1);
   for (const EmbeddedUiFile& file : files) {
     if (file.path == path) {
-      return UiFile{
-          .bytes = std::string_view(reinterpret_cast<const char*>(file.data), file.size),
-          .content_type = UiContentType(path)};
+      return UiFile{.bytes = std::string_view(reinterpret_cast<const char*>(file.data), file.size),
+                    .content_type = UiContentType(path)};
     }
   }
   return std::nullopt;

@@ -1,7 +1,8 @@
 // ray-task-history safe by default, run as the real binary on an empty
 // dir:// store: the Host check on both listeners (421, counted), nosniff and
 // JSON errors, the ops listener (health and metrics there, not on the API
-// port), the bearer token (401, re-read when the file is replaced), the
+// port), the bearer token (401, re-read when the file is replaced; the
+// page loads without it), the page and its settings (ui:), the
 // refusal to serve off loopback without one, and an index of a newer schema
 // answered with 503 instead of a crash loop.
 #include <gtest/gtest.h>
@@ -141,6 +142,19 @@ TEST_F(TaskHistorySafetyTest, TheTokenIsRequiredAndReReadWhenTheFileIsReplaced) 
                 .status,
             200);
   EXPECT_EQ(Request(api_port_, "/nowhere").status, 401);  // unknown paths too: nothing leaks
+  // The page loads without it (it asks for the token when the API answers
+  // 401); its settings are API, behind the token.
+  for (const char* page : {"/", "/session?session=c%2Fs", "/task?session=c%2Fs&task_id=ab"}) {
+    const Answer answer = Request(api_port_, page);
+    EXPECT_EQ(answer.status, 200) << page;
+    EXPECT_EQ(answer.response[http::field::content_type], "text/html; charset=utf-8") << page;
+    EXPECT_EQ(answer.response["Content-Security-Policy"],
+              "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
+              "object-src 'none'")
+        << page;
+    EXPECT_EQ(answer.response["Referrer-Policy"], "no-referrer") << page;
+  }
+  EXPECT_EQ(Request(api_port_, "/api/history/v1/ui").status, 401);
 
   dir_.Replace("token", "second-token\n");  // as a Kubernetes Secret is updated
   EXPECT_EQ(Request(api_port_, "/api/history/v1/sessions", "Authorization: Bearer first-token\r\n")
@@ -152,11 +166,27 @@ TEST_F(TaskHistorySafetyTest, TheTokenIsRequiredAndReReadWhenTheFileIsReplaced) 
   // The ops listener needs none (probes, Prometheus), and serves no task data.
   EXPECT_EQ(Request(ops_port_, "/healthz").status, 200);
   const std::string metrics = Request(ops_port_, "/metrics").body;
-  EXPECT_NE(metrics.find("\nrayhist_http_unauthorized_total{listener=\"api\"} 4\n"),
+  EXPECT_NE(metrics.find("\nrayhist_http_unauthorized_total{listener=\"api\"} 5\n"),
             std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find("\nrayhist_http_unauthorized_total{listener=\"ops\"} 0\n"),
             std::string::npos);
+  EXPECT_TRUE(ExitedWith(Stop(), 0));
+}
+
+TEST_F(TaskHistorySafetyTest, ThePageAndItsSettingsComeFromTheConfig) {
+  ASSERT_TRUE(Start("ui: {grafana_url: 'https://grafana.example/d/ray', show_secrets: true}\n"));
+  const Answer page = Request(api_port_, "/jobs");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.response[http::field::cache_control], "no-cache");
+  EXPECT_NE(page.body.find("<"), std::string::npos);
+  const Answer settings = Request(api_port_, "/api/history/v1/ui");
+  ASSERT_EQ(settings.status, 200) << settings.body;
+  const json body = json::parse(settings.body, nullptr, false);
+  EXPECT_EQ(body["grafana_url"], "https://grafana.example/d/ray");
+  EXPECT_EQ(body["show_secrets"], true);
+  EXPECT_EQ(body["redact"], "(?i)secret|token|password|key|credential");
+  EXPECT_FALSE(body["version"].get<std::string>().empty());
   EXPECT_TRUE(ExitedWith(Stop(), 0));
 }
 

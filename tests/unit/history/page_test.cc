@@ -34,7 +34,8 @@ const std::string kIndex =
 // Larger than the server's gzip threshold, and compressible.
 const std::string kScript = [] {
   std::string script;
-  for (int i = 0; i < 400; ++i) script += "console.log('the page, line " + std::to_string(i) + "');\n";
+  for (int i = 0; i < 400; ++i)
+    script += "console.log('the page, line " + std::to_string(i) + "');\n";
   return script;
 }();
 const std::string kStyle = "body { margin: 0 }\n";
@@ -160,16 +161,14 @@ TEST_F(PageTest, AssetsHaveTheirTypesAndAreKeptLongOnlyWhenVersioned) {
     ASSERT_EQ(versioned.result_int(), 200) << c.path;
     EXPECT_EQ(versioned.body(), *c.bytes) << c.path;
     EXPECT_EQ(Field(versioned, "Content-Type"), c.type) << c.path;
-    EXPECT_EQ(Field(versioned, "Cache-Control"), "public, max-age=31536000, immutable")
-        << c.path;
+    EXPECT_EQ(Field(versioned, "Cache-Control"), "public, max-age=31536000, immutable") << c.path;
     ExpectSecurityHeaders(versioned, c.path);
     for (std::string plain : {c.path, c.path + "?x=1", c.path + "?v="}) {
       EXPECT_EQ(Field(Get(plain), "Cache-Control"), "no-cache") << plain;
     }
   }
-  for (std::string_view missing :
-       {"/assets/nope.js", "/assets/", "/assets/../index.html", "/assets/app.js/",
-        "/assets/%61pp.js", "/assets/APP.JS"}) {
+  for (std::string_view missing : {"/assets/nope.js", "/assets/", "/assets/../index.html",
+                                   "/assets/app.js/", "/assets/%61pp.js", "/assets/APP.JS"}) {
     const Response response = Get(missing);
     EXPECT_EQ(response.result_int(), 404) << missing;
     EXPECT_EQ(Field(response, "Cache-Control"), "no-cache") << missing;
@@ -204,8 +203,8 @@ TEST_F(PageTest, ThePageLoadsWithoutTheTokenAndTheApiDoesNot) {
     EXPECT_NE(Get(page).result_int(), 401) << page;
   }
   for (std::string_view guarded :
-       {"/api/history/v1/ui", "/api/history/v1/sessions", "/api/history/v1/export",
-        "/api/v0/tasks", "/nope", "/index.html", "/assetsx/app.js", "/api/history/v1/ui?/assets/"}) {
+       {"/api/history/v1/ui", "/api/history/v1/sessions", "/api/history/v1/export", "/api/v0/tasks",
+        "/nope", "/index.html", "/assetsx/app.js", "/api/history/v1/ui?/assets/"}) {
     const Response refused = Get(guarded);
     EXPECT_EQ(refused.result_int(), 401) << guarded;
     EXPECT_EQ(Field(refused, "WWW-Authenticate"), "Bearer") << guarded;
