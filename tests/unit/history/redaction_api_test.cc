@@ -28,8 +28,7 @@ constexpr std::string_view kTaskSecret = "tok-7f3a9c2e51d84b06";
 constexpr std::string_view kActorSecret = "pw-0c5e8b1d2a7f9e34";
 constexpr std::string_view kJobEnvSecret = "key-5b2e7d9a1c3f8e60";
 constexpr std::string_view kMetadataSecret = "xoxb-9d1e4a7c2b5f8e03";
-constexpr std::string_view kSecrets[] = {kTaskSecret, kActorSecret, kJobEnvSecret,
-                                         kMetadataSecret};
+constexpr std::string_view kSecrets[] = {kTaskSecret, kActorSecret, kJobEnvSecret, kMetadataSecret};
 
 const std::string kTaskId(24, '\x11');
 const std::string kActorId(16, '\x22');
@@ -109,10 +108,10 @@ class RedactionApiTest : public ::testing::Test {
     IndexWriter writer(*db_);
     FoldedSession folded;
     for (const RayEvent& event : EventsWithSecrets()) FoldEvent(event, folded);
-    absl::StatusOr<int64_t> id = writer.EnsureSession(
-        SessionIdentity{"rayjob", "team-a", "nightly", "cluster-1",
-                        "session_2026-02-01_00-00-00_000000_1"},
-        true);
+    absl::StatusOr<int64_t> id =
+        writer.EnsureSession(SessionIdentity{"rayjob", "team-a", "nightly", "cluster-1",
+                                             "session_2026-02-01_00-00-00_000000_1"},
+                             true);
     ASSERT_TRUE(id.ok());
     BatchInput batch;
     batch.folded = std::move(folded);
@@ -126,10 +125,7 @@ class RedactionApiTest : public ::testing::Test {
     ui.show_secrets = show_secrets;
     readers_ = std::make_unique<ReaderPool>(dir_.path(), 2, 4 << 20);
     api_ = std::make_unique<HistoryApi>(
-        *readers_, metrics_,
-        ApiOptions{.limits = {},
-                   .index_dir = dir_.path(),
-                   .ui = ui},
+        *readers_, metrics_, ApiOptions{.limits = {}, .index_dir = dir_.path(), .ui = ui},
         [] { return true; }, [] { return int64_t{0}; });
     io_ = std::make_unique<asio::io_context>();
     server_ = std::make_unique<HttpServer>(*io_, HttpServerOptions{});
@@ -154,8 +150,9 @@ class RedactionApiTest : public ::testing::Test {
   }
 
   std::vector<std::string> EveryRoute() const {
-    const std::string session = "session=rayjob%2Fteam-a%2Fnightly%2Fcluster-1%2F"
-                                "session_2026-02-01_00-00-00_000000_1";
+    const std::string session =
+        "session=rayjob%2Fteam-a%2Fnightly%2Fcluster-1%2F"
+        "session_2026-02-01_00-00-00_000000_1";
     const std::string task = Hex(kTaskId), actor = Hex(kActorId), job = Hex(kJobId);
     return {"/api/history/v1/sessions",
             "/api/history/v1/counts?" + session,
@@ -200,7 +197,8 @@ TEST_F(RedactionApiTest, NoSecretLeavesThroughAnyRoute) {
   }
   const std::string session = "session=session_2026-02-01_00-00-00_000000_1";
   // What is hidden is marked, and the rest is answered.
-  json task = json::parse(Get("/api/history/v1/task?" + session + "&task_id=" + Hex(kTaskId)).second);
+  json task =
+      json::parse(Get("/api/history/v1/task?" + session + "&task_id=" + Hex(kTaskId)).second);
   json env = json::parse(task["definition"]["runtime_env"].get<std::string>());
   EXPECT_EQ(env["env_vars"]["API_TOKEN"], "\u2022\u2022\u2022");
   EXPECT_EQ(env["env_vars"]["OMP_NUM_THREADS"], "4");
