@@ -12,8 +12,8 @@
 // Exit status: 0 once every request was accepted (or the store written), 1
 // when a request kept failing for --give-up-after or a write failed, 2 for a
 // bad flag.
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -38,7 +38,7 @@ constexpr char kUsage[] =
     "  demo (default): --grpc HOST:PORT and/or --http http://HOST:PORT[/path]\n"
     "        [--duration 180s] [--tasks-per-second 40] [--seed N]\n"
     "  --fixture 1 --expect-out FILE (--grpc ... | --http ...): the browser tests' session\n"
-    "  --write-store DIR [--tasks 1000000] [--tasks-per-second 2000] [--events-per-object 20000]\n"
+    "  --write-store DIR [--tasks 1000000] [--tasks-per-second 1000] [--events-per-object 20000]\n"
     "        [--expect-out FILE]: straight into a dir:// store's layout\n"
     "  common: --namespace default --cluster-name demo-cluster (as the daemon's sink\n"
     "        names the cluster), --worker-nodes 4, --give-up-after 60s\n";
@@ -83,19 +83,22 @@ int Send(const Flags& flags, demo::SimOptions options, bool paced) {
   std::vector<std::unique_ptr<DemoTransport>> transports;
   if (flags.Has("grpc")) transports.push_back(MakeGrpcTransport(flags.String("grpc", "")));
   if (flags.Has("http")) {
-    absl::StatusOr<std::unique_ptr<DemoTransport>> http = MakeHttpTransport(flags.String("http", ""));
+    absl::StatusOr<std::unique_ptr<DemoTransport>> http =
+        MakeHttpTransport(flags.String("http", ""));
     if (!http.ok()) flags.Fail("--http: " + std::string(http.status().message()));
     transports.push_back(*std::move(http));
   }
   if (transports.empty()) flags.Fail("give --grpc HOST:PORT and/or --http URL");
-  const auto give_up = std::chrono::milliseconds(ParseDuration(flags, "give-up-after", "60s") / 1'000'000);
+  const auto give_up =
+      std::chrono::milliseconds(ParseDuration(flags, "give-up-after", "60s") / 1'000'000);
 
   demo::SimCluster cluster(std::move(options));
   const demo::SimLayout& layout = cluster.layout();
   const size_t nodes = layout.nodes().size();
   std::printf("simulated Ray cluster %s: %zu nodes, %zu jobs, %zu actors, %llu tasks; session %s\n",
               ClusterName(flags).c_str(), nodes, layout.jobs().size(), layout.actors().size(),
-              static_cast<unsigned long long>(layout.options().tasks), layout.session_name().c_str());
+              static_cast<unsigned long long>(layout.options().tasks),
+              layout.session_name().c_str());
   std::string where;
   for (const auto& t : transports) where += (where.empty() ? "" : " and ") + t->Describe();
   std::printf("sending to %s (nodes alternate when both are given)\n", where.c_str());
@@ -123,7 +126,8 @@ int Send(const Flags& flags, demo::SimOptions options, bool paced) {
       DemoTransport& transport = *transports[node % transports.size()];
       if (absl::Status s = SendWithRetries(transport, flushes[node], give_up, totals); !s.ok()) {
         std::fprintf(stderr, "error: gave up after %lld s: %s\n",
-                     static_cast<long long>(give_up.count() / 1000), std::string(s.message()).c_str());
+                     static_cast<long long>(give_up.count() / 1000),
+                     std::string(s.message()).c_str());
         return 1;
       }
       flushes[node].Clear();
@@ -131,8 +135,7 @@ int Send(const Flags& flags, demo::SimOptions options, bool paced) {
     if (paced && std::chrono::steady_clock::now() - last_report >= std::chrono::minutes(1)) {
       last_report = std::chrono::steady_clock::now();
       std::printf("%lld s of %lld s: %llu events sent in %llu requests (%llu retried)\n",
-                  static_cast<long long>(second),
-                  static_cast<long long>(layout.end_ns() / kSecond),
+                  static_cast<long long>(second), static_cast<long long>(layout.end_ns() / kSecond),
                   static_cast<unsigned long long>(cluster.events_emitted()),
                   static_cast<unsigned long long>(totals.requests),
                   static_cast<unsigned long long>(totals.retries));
@@ -151,14 +154,14 @@ int Send(const Flags& flags, demo::SimOptions options, bool paced) {
 int WriteStore(const Flags& flags) {
   const uint64_t tasks = flags.Uint("tasks", 1'000'000);
   demo::SimOptions options =
-      demo::StoreOptions(flags.Uint("seed", 1), tasks, flags.Double("tasks-per-second", 2000));
+      demo::StoreOptions(flags.Uint("seed", 1), tasks, flags.Double("tasks-per-second", 1000));
   options.worker_nodes = static_cast<int>(flags.Uint("worker-nodes", 8));
   demo::SimCluster cluster(std::move(options));
   const demo::SimLayout& layout = cluster.layout();
-  absl::StatusOr<std::unique_ptr<demo::StoreWriter>> writer = demo::StoreWriter::Open(
-      flags.String("write-store", ""), flags.String("namespace", "default"),
-      flags.String("cluster-name", "demo-cluster"), layout.session_name(),
-      flags.Uint("events-per-object", 20'000));
+  absl::StatusOr<std::unique_ptr<demo::StoreWriter>> writer =
+      demo::StoreWriter::Open(flags.String("write-store", ""), flags.String("namespace", "default"),
+                              flags.String("cluster-name", "demo-cluster"), layout.session_name(),
+                              flags.Uint("events-per-object", 20'000));
   if (!writer.ok()) {
     std::cerr << "error: " << writer.status().message() << "\n";
     return 1;
@@ -218,8 +221,8 @@ int Run(int argc, char** argv) {
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  demo::SimOptions options = demo::DemoOptions(flags.Uint("seed", 1), now, duration,
-                                               flags.Double("tasks-per-second", 40));
+  demo::SimOptions options =
+      demo::DemoOptions(flags.Uint("seed", 1), now, duration, flags.Double("tasks-per-second", 40));
   options.worker_nodes = static_cast<int>(flags.Uint("worker-nodes", 4));
   return Send(flags, std::move(options), true);
 }

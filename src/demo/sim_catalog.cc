@@ -27,8 +27,8 @@ constexpr Function kFunctions[] = {
      0.25, 0b010},
     {"pipeline.train", "finetune_adapter", 4, 12.0, 0.6, 0.1, 4, 4, 1, 24, 0.06, Failure::kCudaOom,
      0, 0b010},
-    {"pipeline.eval", "compute_metrics", 9, 0.8, 0.7, 0.05, 10, 1, 0, 2, 0.02,
-     Failure::kKeyError, 0, 0b100},
+    {"pipeline.eval", "compute_metrics", 9, 0.8, 0.7, 0.05, 10, 1, 0, 2, 0.02, Failure::kKeyError,
+     0, 0b100},
     {"pipeline.io", "upload_checkpoint", 5, 2.0, 0.8, 0.1, 8, 1, 0, 2, 0.03,
      Failure::kEndpointError, 0, 0b010},
     {"pipeline.reports", "render_report", 3, 0.4, 0.3, 0.0, 1, 1, 0, 1, 0.05,
@@ -72,11 +72,11 @@ std::string Traceback(Failure failure, const FailureContext& c) {
                    "enriched = [enrich(row, lookup) for row in batch]") +
              Frame(project + "features.py", 57, "<listcomp>",
                    "enriched = [enrich(row, lookup) for row in batch]") +
-             Frame(project + "features.py", 31, "enrich",
-                   "profile = lookup[row[\"user_id\"]]") +
+             Frame(project + "features.py", 31, "enrich", "profile = lookup[row[\"user_id\"]]") +
              "KeyError: 'user_" + c.token + "'\n";
     case Failure::kValueError:
-      return TraceHeader(c) + Frame(project + "decode.py", 112, c.function, "return [parse(r) for r in rows]") +
+      return TraceHeader(c) +
+             Frame(project + "decode.py", 112, c.function, "return [parse(r) for r in rows]") +
              Frame(project + "decode.py", 112, "<listcomp>", "return [parse(r) for r in rows]") +
              Frame(project + "decode.py", 74, "parse", "width = int(record[\"width\"])") +
              "ValueError: invalid literal for int() with base 10: 'w" + c.token + "'\n";
@@ -116,7 +116,8 @@ std::string Traceback(Failure failure, const FailureContext& c) {
              Frame(project + "checkpoint.py", 66, c.function,
                    "s3.upload_file(local_path, bucket, key)") +
              Frame(Lib("boto3/s3/inject.py"), 145, "upload_file", "return transfer.upload_file(") +
-             Frame(Lib("s3transfer/futures.py"), 103, "result", "return self._coordinator.result()") +
+             Frame(Lib("s3transfer/futures.py"), 103, "result",
+                   "return self._coordinator.result()") +
              Frame(Lib("botocore/httpsession.py"), 493, "send",
                    "raise EndpointConnectionError(endpoint_url=request.url, error=e)") +
              "botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "
@@ -171,8 +172,8 @@ std::string FailureMessage(Failure failure, const FailureContext& c) {
              ".log to troubleshoot (there may be messages about the worker's exit).";
     case Failure::kOutOfMemory:
       return "Task was killed due to the node running low on memory.\nMemory on the node (IP: " +
-             c.node_ip + ", ID: " + c.node_id_hex + ") where the task (task ID: " +
-             c.task_id_hex + ", name=" + c.function + ", pid=" + std::to_string(c.pid) +
+             c.node_ip + ", ID: " + c.node_id_hex + ") where the task (task ID: " + c.task_id_hex +
+             ", name=" + c.function + ", pid=" + std::to_string(c.pid) +
              ", memory used=11.84GB) was running was 30.12GB / 31.00GB (0.971612), which exceeds "
              "the memory usage threshold of 0.95. Ray killed this worker (ID: " +
              c.worker_id_hex +
@@ -190,9 +191,9 @@ std::string FailureMessage(Failure failure, const FailureContext& c) {
     case Failure::kActorDied:
       return "The actor died unexpectedly before finishing this task.\n\tclass_name: " +
              c.function + "\n\tpid: " + std::to_string(c.pid) + "\n\tip: " + c.node_ip +
-             (c.actor_killed ? "\nThe actor was killed by `ray.kill`."
-                             : "\nThe actor is dead because its node has died. Node Id: " +
-                                   c.node_id_hex);
+             (c.actor_killed
+                  ? "\nThe actor was killed by `ray.kill`."
+                  : "\nThe actor is dead because its node has died. Node Id: " + c.node_id_hex);
     default:
       return Traceback(failure, c);
   }

@@ -13,31 +13,31 @@ namespace rayagg::demo {
 // How an attempt ends badly.
 enum class Failure : uint8_t {
   kNone,
-  kKeyError,         // TASK_EXECUTION_EXCEPTION, each with its own Python traceback
+  kKeyError,  // TASK_EXECUTION_EXCEPTION, each with its own Python traceback
   kValueError,
   kFileNotFound,
   kCudaOom,
   kEndpointError,
   kTemplateError,
-  kWorkerDied,       // WORKER_DIED: the worker process crashed; retried
-  kOutOfMemory,      // OUT_OF_MEMORY: Ray's memory monitor killed it; retried
-  kNodeDied,         // NODE_DIED: its node went away; retried elsewhere
-  kActorDied,        // ACTOR_DIED: an actor task whose actor restarted or was killed
+  kWorkerDied,   // WORKER_DIED: the worker process crashed; retried
+  kOutOfMemory,  // OUT_OF_MEMORY: Ray's memory monitor killed it; retried
+  kNodeDied,     // NODE_DIED: its node went away; retried elsewhere
+  kActorDied,    // ACTOR_DIED: an actor task whose actor restarted or was killed
 };
 
 struct Function {
   const char* module;
   const char* name;
-  uint32_t weight;         // share of the normal tasks
-  double median_s;         // running time: log-normal around this ...
-  double sigma;            // ... with this spread,
-  double tail_share;       // and this share of slow ones,
-  double tail_factor;      // that many times slower
+  uint32_t weight;     // share of the normal tasks
+  double median_s;     // running time: log-normal around this ...
+  double sigma;        // ... with this spread,
+  double tail_share;   // and this share of slow ones,
+  double tail_factor;  // that many times slower
   double cpus, gpus, memory_gib;
   double exception_share;  // attempts that raise `exception`
   Failure exception;
-  double oom_share;        // attempts killed by the memory monitor
-  uint8_t jobs;            // bit j: job j submits it
+  double oom_share;  // attempts killed by the memory monitor
+  uint8_t jobs;      // bit j: job j submits it
 };
 
 struct ActorClass {

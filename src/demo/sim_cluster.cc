@@ -25,8 +25,8 @@ void SimCluster::Schedule(const TaskPlan& plan) {
     for (int stage = 0; stage < kTaskStages; ++stage) {
       const StageSlot slot = StageOf(layout_, plan, attempt, stage);
       if (slot.at == kNever) continue;
-      pending_.push(Pending{slot.at, plan.index, static_cast<uint8_t>(attempt),
-                            static_cast<uint8_t>(stage)});
+      pending_.push(
+          Pending{slot.at, plan.index, static_cast<uint8_t>(attempt), static_cast<uint8_t>(stage)});
     }
   }
 }

@@ -38,7 +38,8 @@ class SimCluster {
     uint64_t task;
     uint8_t attempt, stage;
     friend bool operator>(const Pending& a, const Pending& b) {
-      return std::tie(a.at, a.task, a.attempt, a.stage) > std::tie(b.at, b.task, b.attempt, b.stage);
+      return std::tie(a.at, a.task, a.attempt, a.stage) >
+             std::tie(b.at, b.task, b.attempt, b.stage);
     }
   };
   void Schedule(const TaskPlan& plan);

@@ -54,9 +54,9 @@ void BuildDefinition(const SimLayout& layout, const TaskPlan& plan, int attempt,
   const uint64_t seed = layout.options().seed;
   const SimJob& job = layout.jobs()[plan.job];
   const std::string call_site =
-      plan.kind == TaskKind::kNormal ? "pipeline/driver.py:" + std::to_string(40 + plan.function * 7) +
-                                           " (run_stage)"
-                                     : "train.py:" + std::to_string(64 + plan.function) + " (main)";
+      plan.kind == TaskKind::kNormal
+          ? "pipeline/driver.py:" + std::to_string(40 + plan.function * 7) + " (run_stage)"
+          : "train.py:" + std::to_string(64 + plan.function) + " (main)";
   if (plan.kind == TaskKind::kActorTask) {
     const ActorClass& c = ActorClasses()[plan.function];
     event.set_event_type(RayEvent::ACTOR_TASK_DEFINITION_EVENT);
@@ -141,10 +141,10 @@ void BuildLifecycle(const SimLayout& layout, const TaskPlan& plan, int attempt, 
                                layout.actors()[static_cast<size_t>(plan.actor)].name + ")");
       }
       auto* logs = l->mutable_task_log_info();
-      logs->set_stdout_file("worker-" + HexId(worker) + "-" + HexId(layout.jobs()[plan.job].id) + "-" +
-                            std::to_string(pid) + ".out");
-      logs->set_stderr_file("worker-" + HexId(worker) + "-" + HexId(layout.jobs()[plan.job].id) + "-" +
-                            std::to_string(pid) + ".err");
+      logs->set_stdout_file("worker-" + HexId(worker) + "-" + HexId(layout.jobs()[plan.job].id) +
+                            "-" + std::to_string(pid) + ".out");
+      logs->set_stderr_file("worker-" + HexId(worker) + "-" + HexId(layout.jobs()[plan.job].id) +
+                            "-" + std::to_string(pid) + ".err");
       logs->set_stdout_start(static_cast<int64_t>(plan.index % 100'000) * 64);
       logs->set_stderr_start(0);
       return;
@@ -152,8 +152,8 @@ void BuildLifecycle(const SimLayout& layout, const TaskPlan& plan, int attempt, 
     default:
       break;
   }
-  AddTransition(l, layout,
-                p.failure == Failure::kNone ? ray::rpc::FINISHED : ray::rpc::FAILED, p.ended);
+  AddTransition(l, layout, p.failure == Failure::kNone ? ray::rpc::FINISHED : ray::rpc::FAILED,
+                p.ended);
   if (p.failure == Failure::kNone) return;
   FailureContext context;
   context.function = plan.kind == TaskKind::kActorTask ? ActorClasses()[plan.function].name
@@ -211,8 +211,8 @@ StageSlot StageOf(const SimLayout& layout, const TaskPlan& plan, int attempt, in
 void BuildTaskEvent(const SimLayout& layout, const TaskPlan& plan, int attempt, int stage,
                     uint64_t event_salt, RayEvent& event) {
   const StageSlot slot = StageOf(layout, plan, attempt, stage);
-  const uint64_t key = plan.index << 5 | static_cast<uint64_t>(attempt) << 3 |
-                       static_cast<uint64_t>(stage);
+  const uint64_t key =
+      plan.index << 5 | static_cast<uint64_t>(attempt) << 3 | static_cast<uint64_t>(stage);
   Header(layout, RayEvent::CORE_WORKER, RayEvent::TASK_LIFECYCLE_EVENT, slot.at, slot.node,
          IdBytes(layout.options().seed ^ event_salt, kTaskEventId, key, 28), event);
   if (stage == 0) {
@@ -382,13 +382,15 @@ std::vector<TimedEvent> BuildClusterEvents(const SimLayout& layout, uint64_t eve
         t->set_state(State::DEAD);
         *t->mutable_timestamp() = time_of(actor.killed);
         auto* died = t->mutable_death_cause()->mutable_actor_died_error_context();
-        died->set_error_message("The actor was killed by `ray.kill`: the driver no longer needs it.");
+        died->set_error_message(
+            "The actor was killed by `ray.kill`: the driver no longer needs it.");
         died->set_actor_id(actor.id);
         died->set_class_name(c.name);
         died->set_name(actor.name);
         died->set_ray_namespace("demo");
         died->set_node_ip_address(layout.nodes()[actor.node].ip);
-        died->set_pid(static_cast<uint32_t>(layout.WorkerPid(static_cast<uint16_t>(actor.node), actor.worker_slot)));
+        died->set_pid(static_cast<uint32_t>(
+            layout.WorkerPid(static_cast<uint16_t>(actor.node), actor.worker_slot)));
         died->set_reason(ray::rpc::ActorDiedErrorContext::RAY_KILL);
       }
     }

@@ -79,7 +79,8 @@ Expectation Expect(const SimLayout& layout) {
       latest = a;
       // Reconciliation: a task that never reported an end is what its job
       // or its node says happened to it.
-      std::string state = ray::rpc::TaskStatus_Name(static_cast<ray::rpc::TaskStatus>(fold.raw_state));
+      std::string state =
+          ray::rpc::TaskStatus_Name(static_cast<ray::rpc::TaskStatus>(fold.raw_state));
       if (!Terminal(fold.raw_state)) {
         const SimJob& job = layout.jobs()[plan.job];
         const SimNode& node = layout.nodes()[p.node];
@@ -130,7 +131,8 @@ std::string ExpectationJson(const Expectation& e, const std::string& cluster,
       {"attempts", {{"total", e.attempts}, {"by_state", e.attempts_by_state}}},
       {"retried_task", named(e.retried)},
       {"xss_task", {{"task_id", e.xss.task_id_hex}, {"name", e.xss.name}}},
-      {"secret", {{"task_id", e.secret.task_id_hex}, {"key", "API_TOKEN"}, {"value", e.secret_value}}},
+      {"secret",
+       {{"task_id", e.secret.task_id_hex}, {"key", "API_TOKEN"}, {"value", e.secret_value}}},
       {"trace_probe", {{"task_id", e.probe.task_id_hex}, {"substring", e.probe_text}}},
       {"events", events},
   };

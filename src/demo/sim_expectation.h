@@ -22,8 +22,8 @@ struct Expectation {
     int attempts = 0;
   };
   Named retried, xss, secret, probe;
-  std::string secret_value;   // of API_TOKEN in the secret task's runtime env
-  std::string probe_text;     // 12 characters of exactly one stack trace
+  std::string secret_value;  // of API_TOKEN in the secret task's runtime env
+  std::string probe_text;    // 12 characters of exactly one stack trace
 };
 
 Expectation Expect(const SimLayout& layout);

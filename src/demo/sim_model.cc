@@ -75,8 +75,8 @@ SimOptions DemoOptions(uint64_t seed, int64_t epoch_ns, int64_t duration_ns,
   options.seed = seed;
   options.epoch_ns = epoch_ns;
   options.tasks_per_second = tasks_per_second;
-  options.tasks = static_cast<uint64_t>(tasks_per_second * 0.92 *
-                                        static_cast<double>(duration_ns) / kSecond);
+  options.tasks =
+      static_cast<uint64_t>(tasks_per_second * 0.92 * static_cast<double>(duration_ns) / kSecond);
   options.end_ns = duration_ns;
   return options;
 }
@@ -94,8 +94,8 @@ SimLayout::SimLayout(SimOptions options) : options_(std::move(options)) {
   const uint64_t seed = options_.seed;
   options_.tasks = std::max<uint64_t>(options_.tasks, 1);
   options_.worker_nodes = std::clamp(options_.worker_nodes, 3, 200);
-  session_name_ = options_.session_name.empty() ? SessionName(seed, options_.epoch_ns)
-                                                : options_.session_name;
+  session_name_ =
+      options_.session_name.empty() ? SessionName(seed, options_.epoch_ns) : options_.session_name;
   secret_value_ = "demo-secret-" + demo::Token(Hash(seed, kSecret), 16);
   // The span of submissions: the jobs, the node's death and the actor's
   // kill fall at fixed shares of it, whatever the session's length.
@@ -109,9 +109,9 @@ SimLayout::SimLayout(SimOptions options) : options_(std::move(options)) {
     node.id = IdBytes(seed, kNodeId, static_cast<uint64_t>(n), 28);
     const uint64_t h = Hash(seed, kNodeText, static_cast<uint64_t>(n));
     node.head = n == 0;
-    node.ip = "10.0." + std::to_string(n == 0 ? 0 : 1 + n / 200) + "." + std::to_string(10 + n % 200);
-    node.hostname = (node.head ? "demo-cluster-head-" : "demo-cluster-worker-") +
-                    demo::Token(h, 5);
+    node.ip =
+        "10.0." + std::to_string(n == 0 ? 0 : 1 + n / 200) + "." + std::to_string(10 + n % 200);
+    node.hostname = (node.head ? "demo-cluster-head-" : "demo-cluster-worker-") + demo::Token(h, 5);
     node.instance_id = "i-0" + HexOf(h, 16);
     if (node.head) {
       node.instance_type = "m6i.2xlarge", node.cpus = 0, node.memory_gib = 32;
@@ -171,8 +171,7 @@ SimLayout::SimLayout(SimOptions options) : options_(std::move(options)) {
   // Actors of the training job: two model servers (the first on the node
   // that dies: it restarts elsewhere), a parameter server on the GPU node,
   // and a metrics logger that the driver kills.
-  const char* names[] = {"model-server-0", "model-server-1", "parameter-server",
-                         "metrics-logger"};
+  const char* names[] = {"model-server-0", "model-server-1", "parameter-server", "metrics-logger"};
   const size_t homes[] = {dead_node_, 2, gpu_node_, 2};
   for (size_t a = 0; a < std::size(names); ++a) {
     SimActor actor;
@@ -232,8 +231,8 @@ TaskPlan SimLayout::Plan(uint64_t index) const {
   const size_t job = PickJob(index, submit);
   const uint64_t h = Hash(options_.seed, kTaskShape, index);
   const bool on_dying_node = index == orphan_task() || index == node_killed_task();
-  const bool named = index == xss_task() || index == secret_task() || index == retried_task() ||
-                     on_dying_node;
+  const bool named =
+      index == xss_task() || index == secret_task() || index == retried_task() || on_dying_node;
   if (on_dying_node) return PlanNormal(index, submit, 1, h);
   if (!named && job == 1 && Unit(h) < 0.3) {
     if (const int actor = PickActor(index, submit); actor >= 0) {
@@ -283,8 +282,8 @@ TaskPlan SimLayout::PlanNormal(uint64_t index, int64_t submit, size_t job, uint6
     p.owner = 0;  // the driver, on the head node
     p.created = a == 0 ? submit : previous_end + Seconds(0.2 + Unit(r(1)));
     // Arguments: mostly ready at once; one in ten waits for an upstream task.
-    p.args_ready =
-        p.created + (Unit(r(2)) < 0.1 ? LogNormal(0.8, 0.6, r(3), r(4)) : LogNormal(0.003, 0.5, r(3), r(4)));
+    p.args_ready = p.created + (Unit(r(2)) < 0.1 ? LogNormal(0.8, 0.6, r(3), r(4))
+                                                 : LogNormal(0.003, 0.5, r(3), r(4)));
     // A node: GPU tasks wait for the one GPU node's resources; others now
     // and then for a busy cluster.
     int64_t wait;
@@ -303,10 +302,11 @@ TaskPlan SimLayout::PlanNormal(uint64_t index, int64_t submit, size_t job, uint6
     }
     p.worker_slot = static_cast<uint32_t>(r(9) % 12);
     p.running = p.submitted + (Unit(r(10)) < 0.05 ? LogNormal(1.2, 0.3, r(11), r(12))
-                                                 : LogNormal(0.006, 0.5, r(11), r(12)));
+                                                  : LogNormal(0.006, 0.5, r(11), r(12)));
     double factor = Unit(r(13)) < f.tail_share ? f.tail_factor : 1.0;
     int64_t duration = std::clamp<int64_t>(
-        static_cast<int64_t>(static_cast<double>(LogNormal(f.median_s, f.sigma, r(14), r(15))) * factor),
+        static_cast<int64_t>(static_cast<double>(LogNormal(f.median_s, f.sigma, r(14), r(15))) *
+                             factor),
         2'000'000, 3600 * kSecond);
     if (forced_clean) duration = Seconds(f.median_s);
     if (on_dying_node && a == 0) {
@@ -317,7 +317,8 @@ TaskPlan SimLayout::PlanNormal(uint64_t index, int64_t submit, size_t job, uint6
       duration = 20 * kSecond;
     }
     const double crash_point = 0.1 + 0.8 * Unit(r(16));
-    const int64_t crash_at = p.running + static_cast<int64_t>(crash_point * static_cast<double>(duration));
+    const int64_t crash_at =
+        p.running + static_cast<int64_t>(crash_point * static_cast<double>(duration));
     if (forced_retry && a == 0) {
       p.failure = Failure::kWorkerDied, p.ended = crash_at;
     } else if (!forced_clean && a < 2 && Unit(r(17)) < 0.012) {
@@ -434,7 +435,8 @@ int32_t SimLayout::WorkerPid(uint16_t node, uint32_t slot) const {
 std::string SimLayout::FunctionName(const TaskPlan& plan) const {
   if (plan.kind == TaskKind::kNormal) return Functions()[plan.function].name;
   const ActorClass& c = ActorClasses()[plan.function];
-  return std::string(c.name) + "." + (plan.kind == TaskKind::kActorCreation ? "__init__" : c.method);
+  return std::string(c.name) + "." +
+         (plan.kind == TaskKind::kActorCreation ? "__init__" : c.method);
 }
 
 std::string SimLayout::TaskName(const TaskPlan& plan) const {

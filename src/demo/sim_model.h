@@ -29,10 +29,10 @@ struct SimOptions {
   // Ray's session name (session_YYYY-MM-DD_HH-MM-SS_ffffff_pid); empty:
   // derived from epoch_ns and the seed.
   std::string session_name;
-  uint64_t tasks = 300;            // normal and actor tasks submitted
-  double tasks_per_second = 5;     // how fast they are submitted
-  int64_t end_ns = kNever;         // nothing at or after this is sent
-  int worker_nodes = 4;            // besides the head; at least 3
+  uint64_t tasks = 300;         // normal and actor tasks submitted
+  double tasks_per_second = 5;  // how fast they are submitted
+  int64_t end_ns = kNever;      // nothing at or after this is sent
+  int worker_nodes = 4;         // besides the head; at least 3
 };
 
 // A small fixed session: the browser tests' data set (ui-contract.md §4).
@@ -83,8 +83,8 @@ struct AttemptPlan {
   int64_t running = kNever;     // RUNNING
   int64_t ended = kNever;       // FINISHED or FAILED (kNever: no owner left to say)
   Failure failure = Failure::kNone;
-  uint16_t node = 0;            // where it ran
-  uint16_t owner = 0;           // who reports pending and end states
+  uint16_t node = 0;   // where it ran
+  uint16_t owner = 0;  // who reports pending and end states
   uint32_t worker_slot = 0;
 };
 

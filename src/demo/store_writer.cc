@@ -73,11 +73,11 @@ absl::StatusOr<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::string root,
     return absl::FailedPreconditionError("the store directory " + root + " does not exist");
   }
   // The marker first, as the sink writes it before a session's first object.
-  const std::string marker = "cluster-metadata/raycluster/" + ray_namespace + "_" +
-                             cluster_name + "/" + session_name;
+  const std::string marker =
+      "cluster-metadata/raycluster/" + ray_namespace + "_" + cluster_name + "/" + session_name;
   if (absl::Status s = WriteFile(std::filesystem::path(root) / marker, ""); !s.ok()) return s;
-  const std::string prefix = "cluster-history/raycluster/" + ray_namespace + "/" + cluster_name +
-                             "/" + session_name + "/";
+  const std::string prefix =
+      "cluster-history/raycluster/" + ray_namespace + "/" + cluster_name + "/" + session_name + "/";
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(root), prefix, events_per_object));
 }
 

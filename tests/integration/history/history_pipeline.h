@@ -59,6 +59,10 @@ class HistoryPipeline {
   // GET on the history's ops listener (/metrics, /healthz, /readyz).
   std::string GetOpsText(const std::string& target);
 
+  // The daemon's ports (after StartDaemon).
+  int http_port() const { return http_port_; }
+  int grpc_port() const { return grpc_port_; }
+
   // Both programs' stderr, for a failure's context.
   std::string Logs() const;
 

@@ -27,9 +27,10 @@ std::vector<Emitted> EmitAll(const SimOptions& options) {
   SimCluster cluster(options);
   std::vector<Emitted> out;
   // In steps, as the sender does, to check that stepping changes nothing.
-  for (int64_t until = kSecond; cluster.EmitUntil(until, [&](size_t node, RayEvent& event) {
-         out.push_back({node, event});
-       });
+  for (int64_t until = kSecond; cluster.EmitUntil(until,
+                                                  [&](size_t node, RayEvent&event) {
+                                                    out.push_back({node, event});
+                                                  });
        until += kSecond) {
   }
   return out;
@@ -103,7 +104,8 @@ TEST(SimClusterTest, TheExpectationEqualsAFoldOfTheEmittedEvents) {
       FoldedAttempt& a = attempts[{l.task_id(), l.task_attempt()}];
       a.job_id = l.job_id();
       if (!l.node_id().empty()) a.node_id = l.node_id();
-      for (const auto& t : l.state_transitions()) a.transitions.emplace(Ns(t.timestamp()), t.state());
+      for (const auto& t : l.state_transitions())
+        a.transitions.emplace(Ns(t.timestamp()), t.state());
     }
     if (event.has_driver_job_lifecycle_event()) {
       for (const auto& t : event.driver_job_lifecycle_event().state_transitions()) {
@@ -164,8 +166,8 @@ TEST(SimClusterTest, TheExpectationEqualsAFoldOfTheEmittedEvents) {
   std::set<std::string> holding_probe;
   for (const Emitted& e : events) {
     if (e.event.has_task_lifecycle_event() &&
-        e.event.task_lifecycle_event().ray_error_info().error_message().find(
-            expected.probe_text) != std::string::npos) {
+        e.event.task_lifecycle_event().ray_error_info().error_message().find(expected.probe_text) !=
+            std::string::npos) {
       holding_probe.insert(HexId(e.event.task_lifecycle_event().task_id()));
     }
   }
@@ -185,7 +187,8 @@ TEST(SimClusterTest, FailuresCarryPythonTracebacksAndRaysMessages) {
       const std::string& message = error.error_message();
       EXPECT_NE(message.find("  File \""), std::string::npos) << message;
       const size_t last_line = message.rfind('\n', message.size() - 2);
-      exceptions.insert(message.substr(last_line + 1, message.find(':', last_line) - last_line - 1));
+      exceptions.insert(
+          message.substr(last_line + 1, message.find(':', last_line) - last_line - 1));
     }
   }
   EXPECT_GT(by_error_type[ray::rpc::TASK_EXECUTION_EXCEPTION], 0);
