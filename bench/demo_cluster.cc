@@ -124,7 +124,10 @@ int Send(const Flags& flags, demo::SimOptions options, bool paced) {
     for (size_t node = 0; node < nodes; ++node) {
       if (flushes[node].events_data().events_size() == 0) continue;
       DemoTransport& transport = *transports[node % transports.size()];
-      if (absl::Status s = SendWithRetries(transport, flushes[node], give_up, totals); !s.ok()) {
+      absl::Status s = SendWithRetries(
+          transport, flushes[node], give_up, [] { return stop_requested != 0; }, totals);
+      if (absl::IsCancelled(s)) break;
+      if (!s.ok()) {
         std::fprintf(stderr, "error: gave up after %lld s: %s\n",
                      static_cast<long long>(give_up.count() / 1000),
                      std::string(s.message()).c_str());

@@ -145,7 +145,8 @@ absl::StatusOr<std::unique_ptr<DemoTransport>> MakeHttpTransport(const std::stri
 }
 
 absl::Status SendWithRetries(DemoTransport& transport, const AddEventsRequest& request,
-                             std::chrono::milliseconds give_up_after, SendTotals& totals) {
+                             std::chrono::milliseconds give_up_after,
+                             const std::function<bool()>& stop, SendTotals& totals) {
   const auto first = std::chrono::steady_clock::now();
   std::minstd_rand jitter(static_cast<unsigned>(request.events_data().events_size()));
   double backoff_s = 0.01;
@@ -157,7 +158,14 @@ absl::Status SendWithRetries(DemoTransport& transport, const AddEventsRequest& r
     ++totals.retries;
     backoff_s = std::min(5.0, backoff_s * 2);
     const double factor = 0.9 + 0.2 * std::uniform_real_distribution<double>(0, 1)(jitter);
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_s * factor));
+    const auto due = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(backoff_s * factor));
+    while (std::chrono::steady_clock::now() < due) {
+      if (stop()) return absl::CancelledError("stopped");
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(50), due - std::chrono::steady_clock::now()));
+    }
   }
 }
 

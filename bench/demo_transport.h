@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,9 +34,11 @@ struct SendTotals {
 };
 
 // Sends `request` until a try succeeds; the last error once `give_up_after`
-// has passed since the first try.
+// has passed since the first try, or CANCELLED as soon as `stop()` says so
+// (a signal: the demo must not wait out its backoff to exit).
 absl::Status SendWithRetries(DemoTransport& transport,
                              const ray::rpc::events::AddEventsRequest& request,
-                             std::chrono::milliseconds give_up_after, SendTotals& totals);
+                             std::chrono::milliseconds give_up_after,
+                             const std::function<bool()>& stop, SendTotals& totals);
 
 }  // namespace rayagg::bench
