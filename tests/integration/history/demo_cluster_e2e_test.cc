@@ -71,10 +71,10 @@ TEST_F(DemoClusterE2eTest, TheFixtureThroughTheDaemonIsCountedAsTheGeneratorExpe
   const std::string store = dir_.Path("store");
   std::filesystem::create_directory(store);
   ASSERT_TRUE(pipeline_.StartDaemon("    url: dir://" + store + "\n"));
-  ASSERT_TRUE(RunDemoCluster({"--fixture", "1", "--expect-out", dir_.Path("expect.json"),
-                              "--http", "http://127.0.0.1:" + std::to_string(pipeline_.http_port()),
-                              "--grpc", "127.0.0.1:" + std::to_string(pipeline_.grpc_port()),
-                              "--namespace", "e2e", "--cluster-name", "history-e2e"}));
+  ASSERT_TRUE(RunDemoCluster({"--fixture", "1", "--expect-out", dir_.Path("expect.json"), "--http",
+                              "http://127.0.0.1:" + std::to_string(pipeline_.http_port()), "--grpc",
+                              "127.0.0.1:" + std::to_string(pipeline_.grpc_port()), "--namespace",
+                              "e2e", "--cluster-name", "history-e2e"}));
   ASSERT_TRUE(pipeline_.StopDaemon());
   const json expected = json::parse(ReadWholeFile(dir_.Path("expect.json")));
   ASSERT_TRUE(pipeline_.StartHistory("dir://" + store,
@@ -108,9 +108,9 @@ TEST_F(DemoClusterE2eTest, TheFixtureThroughTheDaemonIsCountedAsTheGeneratorExpe
 TEST_F(DemoClusterE2eTest, AWrittenStoreIsIndexedAsANormalSession) {
   const std::string store = dir_.Path("store");
   std::filesystem::create_directory(store);
-  ASSERT_TRUE(RunDemoCluster({"--write-store", store, "--tasks", "3000", "--tasks-per-second",
-                              "200", "--events-per-object", "2000", "--expect-out",
-                              dir_.Path("expect.json")}));
+  ASSERT_TRUE(
+      RunDemoCluster({"--write-store", store, "--tasks", "3000", "--tasks-per-second", "200",
+                      "--events-per-object", "2000", "--expect-out", dir_.Path("expect.json")}));
   const json expected = json::parse(ReadWholeFile(dir_.Path("expect.json")));
   ASSERT_TRUE(pipeline_.StartHistory("dir://" + store,
                                      "indexing: {poll_interval: 50ms, discovery_interval: 0ms}\n"));
