@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -37,7 +38,7 @@ constexpr char kUsage[] =
     "usage: rayagg-demo-cluster [mode] [options]\n"
     "  demo (default): --grpc HOST:PORT and/or --http http://HOST:PORT[/path]\n"
     "        [--duration 180s] [--tasks-per-second 40] [--seed N]\n"
-    "  --fixture 1 --expect-out FILE (--grpc ... | --http ...): the browser tests' session\n"
+    "  --fixture --expect-out FILE (--grpc ... | --http ...): the browser tests' session\n"
     "  --write-store DIR [--tasks 1000000] [--tasks-per-second 1000] [--events-per-object 20000]\n"
     "        [--expect-out FILE]: straight into a dir:// store's layout\n"
     "  common: --namespace default --cluster-name demo-cluster (as the daemon's sink\n"
@@ -206,6 +207,16 @@ int WriteStore(const Flags& flags) {
 }
 
 int Run(int argc, char** argv) {
+  // --fixture alone (ui-contract.md §4 writes it so) means --fixture=1; every
+  // other flag takes a value.
+  std::vector<std::string> args(argv, argv + argc);
+  std::vector<char*> argp;
+  for (std::string& arg : args) {
+    if (arg == "--fixture") arg = "--fixture=1";
+    argp.push_back(arg.data());
+  }
+  argc = static_cast<int>(argp.size());
+  argv = argp.data();
   const Flags flags(argc, argv,
                     {"grpc", "http", "seed", "duration", "tasks-per-second", "fixture",
                      "expect-out", "write-store", "tasks", "events-per-object", "namespace",

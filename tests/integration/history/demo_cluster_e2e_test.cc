@@ -71,7 +71,7 @@ TEST_F(DemoClusterE2eTest, TheFixtureThroughTheDaemonIsCountedAsTheGeneratorExpe
   const std::string store = dir_.Path("store");
   std::filesystem::create_directory(store);
   ASSERT_TRUE(pipeline_.StartDaemon("    url: dir://" + store + "\n"));
-  ASSERT_TRUE(RunDemoCluster({"--fixture", "1", "--expect-out", dir_.Path("expect.json"), "--http",
+  ASSERT_TRUE(RunDemoCluster({"--fixture", "--expect-out", dir_.Path("expect.json"), "--http",
                               "http://127.0.0.1:" + std::to_string(pipeline_.http_port()), "--grpc",
                               "127.0.0.1:" + std::to_string(pipeline_.grpc_port()), "--namespace",
                               "e2e", "--cluster-name", "history-e2e"}));
