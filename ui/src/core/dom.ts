@@ -12,7 +12,8 @@ const ALLOWED_ATTRS = new Set([
   'for', 'colspan', 'rowspan', 'scope', 'hidden', 'disabled', 'checked', 'selected', 'open',
   'download', 'rel', 'target', 'lang', 'dir', 'autocomplete', 'spellcheck', 'inputmode',
   'minlength', 'maxlength', 'datetime', 'method', 'enterkeyhint', 'accesskey', 'required',
-  'formnovalidate', 'min', 'max', 'step', 'multiple', 'size', 'form', 'start', 'headers',
+  'formnovalidate', 'min', 'max', 'step', 'multiple', 'size', 'form', 'start', 'headers', 'elementtiming',
+  'list',
   // SVG geometry for the small charts
   'viewBox', 'width', 'height', 'x', 'y', 'rx', 'ry', 'd', 'fill', 'stroke', 'focusable',
   'preserveAspectRatio', 'xmlns',
@@ -27,6 +28,8 @@ export function safeUrl(url: string): boolean {
   const compact = url.replace(/[\u0000-\u0020\u007f]/g, '').toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(compact);
   if (!scheme) return true; // relative
+  // blob: only for objects this page made (downloads of exports).
+  if (scheme[1] === 'blob') return url.startsWith(`blob:${location.origin}/`);
   return scheme[1] === 'http' || scheme[1] === 'https';
 }
 

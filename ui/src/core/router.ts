@@ -52,7 +52,7 @@ export class Router {
     const base = opts.fresh ? new URLSearchParams() : new URLSearchParams(location.search);
     const url = href(path, applyUpdate(base, update));
     if (opts.push) history.pushState(opts.state ?? null, '', url);
-    else history.replaceState(opts.state ?? null, '', url);
+    else history.replaceState(opts.state === undefined ? (history.state as unknown) : opts.state, '', url);
     this.render(path !== this.path);
   }
 
