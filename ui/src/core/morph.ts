@@ -9,11 +9,12 @@ function keyOf(n: Node): string | null {
 }
 
 function syncAttributes(from: Element, to: Element): void {
+  // style goes through the CSSOM below: CSP refuses a style set as an attribute.
   for (const a of Array.from(from.attributes)) {
-    if (!to.hasAttribute(a.name)) from.removeAttribute(a.name);
+    if (a.name !== 'style' && !to.hasAttribute(a.name)) from.removeAttribute(a.name);
   }
   for (const a of Array.from(to.attributes)) {
-    if (from.getAttribute(a.name) !== a.value) from.setAttribute(a.name, a.value);
+    if (a.name !== 'style' && from.getAttribute(a.name) !== a.value) from.setAttribute(a.name, a.value);
   }
   // Properties the user changes, which attributes do not follow.
   if (from instanceof HTMLInputElement && to instanceof HTMLInputElement) {

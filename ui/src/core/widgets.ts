@@ -39,22 +39,27 @@ export function cursorStack(state: unknown): string[] {
   return Array.isArray(c) ? c.filter((x): x is string => typeof x === 'string') : [];
 }
 
-/** Next / Previous / First page buttons over a keyset cursor in the URL (`cursor=`). */
+/**
+ * Next / Previous / First page buttons over a keyset cursor in the URL (`cursor=`). The handlers
+ * read the route and the next cursor (data-cursor) when clicked, so a refresh that updates the
+ * buttons in place never leaves them pointing at an old page.
+ */
 export function pager(ctx: PageContext, nextCursor: string | null | undefined, label: string): HTMLElement {
-  const current = ctx.route.params.get('cursor') ?? '';
-  const stack = cursorStack(ctx.route.state);
-  const onFirst = current === '';
+  const onFirst = !ctx.route.params.get('cursor');
   const first = h('button', { type: 'button', disabled: onFirst }, 'First page');
   const prev = h('button', { type: 'button', disabled: onFirst }, 'Previous page');
-  const next = h('button', { type: 'button', disabled: !nextCursor }, 'Next page');
+  const next = h('button', { type: 'button', disabled: !nextCursor, 'data-cursor': nextCursor ?? null }, 'Next page');
   first.addEventListener('click', () => ctx.navigate({ cursor: null }, { push: true, state: null }));
   prev.addEventListener('click', () => {
+    const stack = cursorStack(ctx.route.state);
     // Without a stack (a pasted link), Previous can only go to the first page.
     const before = stack.length ? stack[stack.length - 1] : '';
     ctx.navigate({ cursor: before || null }, { push: true, state: { cursors: stack.slice(0, -1) } });
   });
   next.addEventListener('click', () => {
-    if (nextCursor) ctx.navigate({ cursor: nextCursor }, { push: true, state: { cursors: [...stack, current] } });
+    const cursor = next.getAttribute('data-cursor');
+    const current = ctx.route.params.get('cursor') ?? '';
+    if (cursor) ctx.navigate({ cursor }, { push: true, state: { cursors: [...cursorStack(ctx.route.state), current] } });
   });
   return h('nav', { class: 'pager', 'aria-label': label }, first, prev, next);
 }
