@@ -71,13 +71,13 @@ function sessionRow(ctx: PageContext, s: SessionRow): HTMLElement {
   return h('tr', { 'data-session': s.session },
     h('td', null, link, h('div', { class: 'muted' }, s.cluster)),
     h('td', null, h('span', { class: `status status-${s.status}`, title: STATUS_TEXT[s.status] ?? null }, s.status)),
-    h('td', { class: 'num' }, tasks ? count(tasks.total) : '—'),
-    h('td', { class: 'num' }, tasks ? count(tasks.attempts) : '—'),
+    h('td', { class: 'num', 'data-label': 'Tasks' }, tasks ? count(tasks.total) : '—'),
+    h('td', { class: 'num', 'data-label': 'Attempts' }, tasks ? count(tasks.attempts) : '—'),
     h('td', { class: 'states' }, tasks && tasks.total > 0
       ? [stateBar(tasks.by_state), h('div', { class: 'states-text' }, statesText(tasks.by_state))]
       : h('span', { class: 'muted' }, s.status === 'removed' ? 'tasks removed' : 'no tasks')),
-    h('td', { class: 'nowrap' }, timeEl(s.first_event_time_ms)),
-    h('td', { class: 'nowrap' }, timeEl(s.last_event_time_ms)),
+    h('td', { class: 'nowrap', 'data-label': 'First event' }, timeEl(s.first_event_time_ms)),
+    h('td', { class: 'nowrap', 'data-label': 'Last event' }, timeEl(s.last_event_time_ms)),
     h('td', { class: 'verdict' },
       h('span', { class: v.bad ? 'verdict-bad' : 'verdict-ok' }, v.text),
       v.notes.length ? h('div', { class: 'states-text' }, v.notes.join('; ')) : null));
