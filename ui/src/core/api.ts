@@ -34,6 +34,7 @@ export class ApiError extends Error {
       case 'http':
         if (this.status === 404) return 'Check the link: the session, task, actor or job may not exist (or was removed from the index).';
         if (this.status === 400) return 'A parameter in the address is not valid; remove it or start again from the Sessions page.';
+        if (this.status === 502 || this.status === 504) return 'The proxy in front of the history cannot reach it: check that ray-task-history is running, then reload.';
         if (this.status === 429) return 'Too many exports at once; try again in a few seconds.';
         return 'Reload the page to try again.';
     }
@@ -152,7 +153,7 @@ export class Api {
     return res.blob();
   }
 
-  private async fetchOk(route: string, params: Params | undefined, opts: RequestOptions, accept: string, retried = false): Promise<Response> {
+  private async fetchOk(route: string, params: Params | undefined, opts: RequestOptions, accept: string, tries = 0): Promise<Response> {
     const timeout = new AbortController();
     const ctl = linked(this.signal, opts.signal, timeout.signal);
     const timer = setTimeout(() => timeout.abort(), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -174,9 +175,12 @@ export class Api {
     if (res.ok) return res;
     const msg = await readMsg(res);
     if (res.status === 401) {
-      if (!retried && !tokenRefused) {
+      // Ask (a wrong token asks again, up to 3 times); concurrent requests share one dialog.
+      if (tries < 3 && !tokenRefused) {
+        const fresh = getToken();
+        if (fresh && fresh !== token) return this.fetchOk(route, params, opts, accept, tries + 1);
         const t = await askToken(token !== null);
-        if (t) return this.fetchOk(route, params, opts, accept, true);
+        if (t) return this.fetchOk(route, params, opts, accept, tries + 1);
       }
       throw new ApiError('auth', `The history asks for a bearer token (401)${msg ? `: ${msg}` : ''}.`, 401, msg);
     }

@@ -181,7 +181,11 @@ export const sessionPage: Page = (root, ctx) => {
       counts = c;
       setBusy(summary, false);
       renderSummaryRegion();
-    }, (e: unknown) => { if (!isAbort(e)) showError(summary, e, 'Could not count the tasks'); throw e; });
+    }, (e: unknown) => {
+      if (isAbort(e)) return;
+      if (isFatal(e)) showFatal(e);
+      else showError(summary, e, 'Could not count the tasks');
+    });
     const panelsP = GROUPS.map(async (g) => {
       const region = panelRegions.get(g.by);
       if (!region) return;
@@ -273,6 +277,22 @@ export const sessionPage: Page = (root, ctx) => {
     } else {
       ctx.shell.setLive(`${s.status === 'idle' ? 'Finished' : s.status} · last event ${timeText(s.last_event_time_ms)}`, 'idle');
     }
+  }
+
+  /** Errors that concern the whole view (no such session, the index or the API down), shown once. */
+  function isFatal(e: unknown): boolean {
+    return e instanceof ApiError && (e.kind === 'network' || e.kind === 'auth' || e.kind === 'schema' || (e.kind === 'http' && [404, 502, 504].includes(e.status)));
+  }
+  function showFatal(e: unknown): void {
+    disposed = true;
+    window.clearTimeout(pollTimer);
+    aggReq.abort(); tabReq.abort(); cntReq.abort();
+    const box = h('div');
+    const notFound = e instanceof ApiError && e.status === 404;
+    showError(box, e, notFound ? 'This session is not in the index' : 'Could not load this session');
+    replace(root, h('div', { class: 'page-head' }, title, sub), box,
+      h('p', null, h('a', { href: '/' }, 'Go to the sessions'), notFound ? ' to pick one that is indexed.' : '.'));
+    ctx.shell.setLive(null);
   }
 
   // --- live refresh ----------------------------------------------------------------------
