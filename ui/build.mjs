@@ -3,7 +3,7 @@
 // assets long. Output: $RAYAGG_UI_OUT, else ../build/ui (relative to this folder).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +17,8 @@ const [js, css] = await Promise.all([
 ]);
 
 const files = { 'app.js': js.outputFiles[0].contents, 'app.css': css.outputFiles[0].contents };
+// static/ (the icon) is copied as it is.
+for (const name of await readdir(join(here, 'static'))) files[name] = await readFile(join(here, 'static', name));
 const version = {};
 for (const [name, bytes] of Object.entries(files)) {
   version[name] = createHash('sha256').update(bytes).digest('hex').slice(0, 12);

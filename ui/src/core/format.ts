@@ -54,6 +54,7 @@ export function durationUs(us: number): string {
 const timeFmt = new Intl.DateTimeFormat(undefined, {
   year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
 });
+const shortFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 const clockFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 export function isoUtc(ms: number): string {
@@ -61,11 +62,11 @@ export function isoUtc(ms: number): string {
 }
 
 /** A time in ms since the epoch, local, as <time> with the UTC time on hover. */
-export function timeEl(ms: number | null | undefined, opts: { clock?: boolean } = {}): HTMLElement | string {
+export function timeEl(ms: number | null | undefined, opts: { clock?: boolean; short?: boolean } = {}): HTMLElement | string {
   if (!known(ms) || ms === 0) return '—';
   const d = new Date(ms);
   const sameDay = new Date().toDateString() === d.toDateString();
-  const text = opts.clock || sameDay ? clockFmt.format(d) : timeFmt.format(d);
+  const text = opts.clock || sameDay ? clockFmt.format(d) : opts.short ? shortFmt.format(d) : timeFmt.format(d);
   return h('time', { datetime: d.toISOString(), title: `${isoUtc(ms)} (UTC)` }, text);
 }
 

@@ -89,7 +89,7 @@ export function renderPanelTable(by: GroupBy, rows: GroupRow[], o: PanelOptions)
       h('th', { scope: 'col', class: 'num' }, o.unit === 'tasks' ? 'Tasks' : 'Attempts'),
       h('th', { scope: 'col' }, 'By state'),
       h('th', { scope: 'col' }, `${o.dur[0].toUpperCase()}${o.dur.slice(1)} duration`))),
-    h('tbody', null, rows.map((r) => {
+    h('tbody', null, rows.map((r, i) => {
       const key = r.key ?? '';
       const filterable = key !== '';
       const other = o.unit === 'tasks' ? r.attempts : r.tasks;
@@ -108,7 +108,7 @@ export function renderPanelTable(by: GroupBy, rows: GroupRow[], o: PanelOptions)
             h('span', { class: `st st-${info.group}`, 'aria-label': label }, count(n)));
       });
       return h('tr', { 'data-group-key': key, 'data-key': key },
-        h('th', { scope: 'row', class: 'key' }, keyCell(by, key, meta.empty)),
+        h('th', { scope: 'row', class: 'key', elementtiming: i === 0 ? `panel-${by}` : null }, keyCell(by, key, meta.empty)),
         h('td', { class: 'num' },
           filterable
             ? h('button', { type: 'button', class: 'cell', 'data-action': 'group', 'data-by': by, 'data-group': key, 'data-count': r.total,

@@ -20,7 +20,7 @@ export function renderSummary(c: CountsAnswer, active: Set<string>, jobId: strin
   return h('div', { class: 'summary-body' },
     h('p', { class: 'totals' },
       h('span', { 'data-testid': 'summary-total', 'data-count': c.total },
-        h('strong', { class: 'num' }, count(c.total)), ` ${unitWord(unit, c.total)}`),
+        h('strong', { class: 'num', elementtiming: 'summary' }, count(c.total)), ` ${unitWord(unit, c.total)}`),
       h('span', { class: 'muted' }, ` · ${count(otherN)} ${unitWord(other, otherN)}`),
       jobId ? h('span', { class: 'muted' }, ' in this job') : null),
     stateBar(c.by_state, true),
