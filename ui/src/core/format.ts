@@ -84,7 +84,7 @@ export function ago(ms: number): string {
 /** An id shortened to its head and tail, with the whole id in title (and for copy, data-id). */
 export function shortId(id: string | null | undefined, head = 6, tail = 4): HTMLElement | string {
   if (!id) return '—';
-  const text = id.length > head + tail + 1 ? `${id.slice(0, head)}…${id.slice(-tail)}` : id;
+  const text = id.length > head + tail + 1 ? `${id.slice(0, head)}…${tail > 0 ? id.slice(-tail) : ''}` : id;
   return h('span', { class: 'id', title: id }, text);
 }
 

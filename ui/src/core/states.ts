@@ -50,9 +50,9 @@ const INFERRED_LABEL: Record<string, string> = {
 };
 const EVIDENCE: Record<string, string> = {
   UNKNOWN_JOB_FINISHED:
-    'Inferred: the task had no terminal event when its job finished; its last reported state is kept as the raw state.',
+    'the task had no terminal event when its job finished; its last reported state is kept as the raw state.',
   UNKNOWN_NODE_DIED:
-    'Inferred: the task had no terminal event when the node it ran on died; its last reported state is kept as the raw state.',
+    'the task had no terminal event when the node it ran on died; its last reported state is kept as the raw state.',
 };
 
 const INFO = new Map<string, StateInfo>();

@@ -9,7 +9,7 @@ import type { ByState } from './types';
 /** A state name with its colour swatch; the exact state is the text. */
 export function stateLabel(state: string, extra?: Child): HTMLElement {
   const info = stateInfo(state);
-  return h('span', { class: stateClass(state), title: info.evidence ?? null }, info.label, extra ?? null);
+  return h('span', { class: stateClass(state), title: info.evidence ? `Inferred: ${info.evidence}` : null }, info.label, extra ?? null);
 }
 
 /** A thin stacked bar of states (decorative: the same numbers are in text beside it). */

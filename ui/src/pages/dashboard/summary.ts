@@ -29,7 +29,7 @@ export function renderSummary(c: CountsAnswer, active: Set<string>, jobId: strin
         h('button', {
           type: 'button', class: `state-btn`, 'data-action': 'summary-state', 'data-state': info.state, 'data-count': n,
           'aria-pressed': active.has(info.state) ? 'true' : 'false',
-          title: info.evidence ?? `Show only ${info.label} ${unitWord(unit, 2)}`,
+          title: info.evidence ? `Inferred: ${info.evidence}` : `Show only ${info.label} ${unitWord(unit, 2)}`,
         }, h('span', { class: `st st-${info.group}` }, info.label), ' ', h('span', { class: 'num' }, count(n)))))),
     inferred.length
       ? h('p', { class: 'evidence' }, inferred.map(([i]) => `${i.label}: ${i.evidence ?? ''}`).join(' '),

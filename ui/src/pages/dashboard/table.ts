@@ -16,11 +16,11 @@ export interface Column {
   className?: string;
 }
 
-function idCell(id: string | undefined, ranges: Ranges | undefined): Child {
+function idCell(id: string | undefined, ranges: Ranges | undefined, head = 6, tail = 4): Child {
   if (!id) return '—';
   // A matched id is shown whole so the match can be marked; others shortened.
   if (ranges && ranges.length) return h('span', { class: 'id' }, highlighted(id, ranges));
-  return shortId(id);
+  return shortId(id, head, tail);
 }
 
 export const COLUMNS: Column[] = [
@@ -28,7 +28,7 @@ export const COLUMNS: Column[] = [
   { id: 'state', label: 'State', sort: 'state', cell: (t) => {
     const info = stateInfo(t.state);
     return [stateLabel(t.state),
-      info.inferred && t.raw_state ? h('div', { class: 'pct', title: info.evidence ?? null }, `last reported ${t.raw_state}`) : null];
+      info.inferred && t.raw_state ? h('div', { class: 'pct', title: info.evidence ? `Inferred: ${info.evidence}` : null }, `last reported ${t.raw_state}`) : null];
   } },
   { id: 'attempt', label: 'Attempt', sort: 'attempt', num: true, cell: (t) =>
     h('span', { title: `attempt ${t.attempt} of ${t.attempts} (numbered from 0)` }, `${t.attempt + 1}/${t.attempts}`) },
@@ -93,6 +93,6 @@ export function renderTaskTable(rows: TaskRow[], o: TableOptions): HTMLElement {
     },
     h('td', { class: 'name' },
       h('a', { href: o.taskHref(t) }, highlighted(t.name || t.function || t.task_id, t.matches?.name ?? (t.name ? undefined : t.matches?.function))),
-      h('div', { class: 'pct' }, idCell(t.task_id, t.matches?.task_id))),
+      h('div', { class: 'pct' }, idCell(t.task_id, t.matches?.task_id, 12, 0))),
     o.columns.map((c) => h('td', { class: [c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || null }, c.cell(t)))))));
 }
