@@ -5,8 +5,8 @@ import { Api, toSearch, type Params } from './api';
 import { h, replace } from './dom';
 import type { NavigateOptions, Page, PageContext, PageHandle, ParamUpdate, RouteInfo } from './page';
 import type { ShellParts } from './shell';
-import type { UiConfig } from './types';
-import { emptyView } from './views';
+import { DEFAULT_UI_CONFIG, type UiConfig } from './types';
+import { emptyView, showLoading } from './views';
 
 export function href(path: string, params?: Params): string {
   const qs = toSearch(params).toString();
@@ -29,13 +29,25 @@ export class Router {
   private path = '';
   private api: Api | null = null;
   private ctx: PageContext | null = null;
+  private config: UiConfig = DEFAULT_UI_CONFIG;
+  private configReady = false;
 
+  /**
+   * eager: paths whose pages do not read ctx.config and so mount at once; the others wait for the
+   * UI configuration (one small request) so that they see the real one from their first render.
+   */
   constructor(
     private readonly routes: Record<string, Page>,
     private readonly shell: ShellParts,
     private readonly root: Api,
-    private readonly config: UiConfig,
-  ) {}
+    private readonly configLoaded: Promise<UiConfig>,
+    private readonly eager: ReadonlySet<string> = new Set(),
+  ) {
+    void configLoaded.then((c) => {
+      this.config = c;
+      this.configReady = true;
+    });
+  }
 
   start(): void {
     window.addEventListener('popstate', () => this.render(false));
@@ -89,6 +101,12 @@ export class Router {
       this.shell.setTitle('Not found');
       replace(main, h('h1', null, 'Page not found'),
         emptyView(`There is no page at ${route.path}.`, h('p', null, h('a', { href: '/' }, 'Go to the sessions'))));
+      return;
+    }
+    if (!this.configReady && !this.eager.has(route.path)) {
+      const url = location.href;
+      showLoading(main, 'Loading…');
+      void this.configLoaded.then(() => { if (location.href === url && !this.handle) this.render(fresh); });
       return;
     }
     this.api = this.root.child();

@@ -124,6 +124,13 @@ export const sessionPage: Page = (root, ctx) => {
 
   function renderSummaryRegion(): void {
     if (!counts) return;
+    if (counts.total === 0 && counts.tasks === 0) {
+      fill(summary, emptyView(st.jobId ? 'No tasks of this job are indexed.' : 'No tasks indexed yet.',
+        h('p', null, session?.status === 'live'
+          ? 'This session is live and still being indexed: its tasks appear here as their events reach the store (this view refreshes every few seconds).'
+          : 'The session has events but none of them described a task.')));
+      return;
+    }
     const filtered = listFilters(route.params).toString() !== (st.jobId ? `job_id=${encodeURIComponent(st.jobId)}` : '') || st.q !== '';
     fill(summary, h('h2', { class: 'visually-hidden' }, 'Summary'), renderSummary(counts, activeStates(route.params), st.jobId, filtered));
   }
@@ -250,6 +257,7 @@ export const sessionPage: Page = (root, ctx) => {
       session = null;
     }
     renderSessionInfo();
+    renderSummaryRegion();
   }
 
   async function loadJobs(): Promise<void> {

@@ -101,12 +101,14 @@ function emptyState(filtered: boolean): HTMLElement {
 
 export const sessionsPage: Page = (root, ctx) => {
   ctx.shell.setTitle('Sessions');
-  const cluster = h('input', { type: 'text', id: 'f-cluster', name: 'cluster', placeholder: 'any cluster', autocomplete: 'off' });
+  const clusters = h('datalist', { id: 'f-clusters' });
+  const cluster = h('input', { type: 'text', id: 'f-cluster', name: 'cluster', placeholder: 'any cluster', autocomplete: 'off', list: 'f-clusters' });
+  const seenClusters = new Set<string>();
   const after = h('input', { type: 'datetime-local', id: 'f-after', name: 'active_after' });
   const before = h('input', { type: 'datetime-local', id: 'f-before', name: 'active_before' });
   const clear = h('button', { type: 'button' }, 'Clear filters');
   const form = h('form', { class: 'toolbar', role: 'search', 'aria-label': 'Filter sessions' },
-    h('span', { class: 'field' }, h('label', { for: 'f-cluster' }, 'Cluster'), cluster),
+    h('span', { class: 'field' }, h('label', { for: 'f-cluster' }, 'Cluster'), cluster, clusters),
     h('span', { class: 'field' }, h('label', { for: 'f-after' }, 'Active after'), after),
     h('span', { class: 'field' }, h('label', { for: 'f-before' }, 'Active before'), before),
     h('button', { type: 'submit', class: 'primary' }, 'Apply'), clear);
@@ -146,6 +148,10 @@ export const sessionsPage: Page = (root, ctx) => {
         active_before_ms: p.get('active_before_ms'), cursor: p.get('cursor'), limit: 50,
       });
       setBusy(region, false);
+      for (const s of ans.sessions) {
+        if (!seenClusters.has(s.cluster)) clusters.appendChild(h('option', { value: s.cluster }));
+        seenClusters.add(s.cluster);
+      }
       const filtered = ['cluster', 'active_after_ms', 'active_before_ms', 'cursor'].some((k) => p.has(k));
       if (ans.sessions.length === 0) {
         replace(region, emptyState(filtered), p.has('cursor') ? pager(ctx, null, 'Sessions pages') : null);
