@@ -381,6 +381,19 @@ export const sessionPage: Page = (root, ctx) => {
         break;
     }
   });
+  root.addEventListener('keydown', (e) => {
+    const t = e.target as HTMLElement;
+    const group = t.parentElement;
+    if (!group?.classList.contains('hist') || !['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
+    const buttons = Array.from(group.querySelectorAll<HTMLButtonElement>('button:not(:disabled)'));
+    const i = buttons.indexOf(t as HTMLButtonElement);
+    const j = e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : Math.max(0, Math.min(buttons.length - 1, i + (e.key === 'ArrowLeft' ? -1 : 1)));
+    const target = buttons[j];
+    if (!target) return;
+    e.preventDefault();
+    for (const b of buttons) b.tabIndex = b === target ? 0 : -1;
+    target.focus();
+  });
   root.addEventListener('change', (e) => {
     const t = e.target as HTMLInputElement | HTMLSelectElement;
     if (t.name === 'unit') nav({ unit: t.value === 'attempts' ? 'attempts' : null, cursor: null });

@@ -39,6 +39,7 @@ function histogram(by: GroupBy, key: string, stats: GroupRow['durations'][DurKin
   const wrap = h('div', { class: 'hist', role: 'group', 'aria-label': 'Duration histogram' });
   const buckets = (stats?.histogram ?? []).filter((b) => b.count > 0);
   const max = buckets.reduce((m, b) => Math.max(m, b.count), 0);
+  let first = true;
   const byIndex = new Map(buckets.map((b) => [bucketIndex(b), b]));
   for (let i = lo; i <= hi; i++) {
     const b = byIndex.get(i);
@@ -54,7 +55,10 @@ function histogram(by: GroupBy, key: string, stats: GroupRow['durations'][DurKin
       type: 'button', 'data-action': 'bucket', 'data-by': by, 'data-group': key,
       'data-gt-us': b.gt_us, 'data-le-us': b.le_us ?? null, 'data-count': b.count,
       'aria-label': name, title: key === '' ? `${name} (no filter for an empty group)` : name, disabled: key === '',
+      // One tab stop per histogram; the arrow keys move between its buckets (the page handles them).
+      tabindex: first ? 0 : -1,
     }, bar));
+    first = false;
   }
   return wrap;
 }
