@@ -94,5 +94,5 @@ export function renderTaskTable(rows: TaskRow[], o: TableOptions): HTMLElement {
     h('td', { class: 'name' },
       h('a', { href: o.taskHref(t) }, highlighted(t.name || t.function || t.task_id, t.matches?.name ?? (t.name ? undefined : t.matches?.function))),
       h('div', { class: 'pct' }, idCell(t.task_id, t.matches?.task_id, 12, 0))),
-    o.columns.map((c) => h('td', { class: [c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || null }, c.cell(t)))))));
+    o.columns.map((c) => h('td', { class: [c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || null, 'data-label': c.label }, c.cell(t)))))));
 }
