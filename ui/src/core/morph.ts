@@ -4,6 +4,15 @@
 // that use this handle events by delegation (reading data- attributes at click time), so a kept
 // element never carries a stale closure.
 
+import { append, h, type Child } from './dom';
+
+/** Fills a region with new content by morphing it in place (focus and scroll survive a refresh). */
+export function fill(region: Element, ...children: Child[]): void {
+  const next = h('div');
+  append(next, ...children);
+  morphChildren(region, next);
+}
+
 function keyOf(n: Node): string | null {
   return n instanceof Element ? n.getAttribute('data-key') : null;
 }

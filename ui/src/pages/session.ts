@@ -13,7 +13,8 @@ import {
   activeStates, aggregateKey, chips, clearFilters, countKey, countParams, exportParams, listFilters, listParams,
   readState, tableKey, type DashState,
 } from './dashboard/params';
-import { fill, saveBlob } from './dashboard/regions';
+import { fill } from '../core/morph';
+import { saveBlob } from './dashboard/regions';
 import { renderSummary, unitWord } from './dashboard/summary';
 import { COLUMNS, DEFAULT_COLUMNS, defaultOrder, renderTaskTable, shownColumns } from './dashboard/table';
 
@@ -60,10 +61,11 @@ export const sessionPage: Page = (root, ctx) => {
   const exportNd = h('a', { href: '#', class: 'button', 'data-action': 'export', 'data-format': 'ndjson' }, 'Export NDJSON');
   const tableRegion = h('div', { class: 'table-region' });
   const tableSection = h('section', { 'aria-labelledby': 'tasks-h', class: 'table-section' },
-    h('div', { class: 'table-head' }, h('h2', { id: 'tasks-h' }, 'Tasks'), total, columns, exportCsv, exportNd),
+    h('div', { class: 'table-head' }, h('h2', { id: 'tasks-h', tabindex: '-1' }, 'Tasks'), total, columns, exportCsv, exportNd),
     tableRegion);
   replace(root,
     h('div', { class: 'page-head' }, title, sub),
+    h('a', { href: '#tasks-h', class: 'skip' }, 'Skip to the task table'),
     h('div', { class: 'toolbar controls' },
       h('span', { class: 'field' }, h('span', { class: 'muted', 'aria-hidden': 'true' }, 'Count'), unitGroup),
       h('span', { class: 'field' }, h('label', { for: 'f-job' }, 'Job'), jobSelect),

@@ -3,6 +3,7 @@
 // numbers allow and no more.
 import { isAbort } from '../core/api';
 import { h, replace } from '../core/dom';
+import { fill } from '../core/morph';
 import { count, plural, timeEl, isoUtc } from '../core/format';
 import type { Page, PageContext, RouteInfo } from '../core/page';
 import type { SessionRow, SessionsAnswer } from '../core/types';
@@ -68,7 +69,7 @@ function sessionRow(ctx: PageContext, s: SessionRow): HTMLElement {
     ? h('span', { class: 'mono' }, s.session_name)
     : h('a', { href: ctx.href('/session', { session: s.session }) }, s.session_name);
   const tasks = s.tasks;
-  return h('tr', { 'data-session': s.session },
+  return h('tr', { 'data-session': s.session, 'data-key': s.session },
     h('td', null, link, h('div', { class: 'muted' }, s.cluster)),
     h('td', null, h('span', { class: `status status-${s.status}`, title: STATUS_TEXT[s.status] ?? null }, s.status)),
     h('td', { class: 'num', 'data-label': 'Tasks' }, tasks ? count(tasks.total) : '—'),
@@ -154,7 +155,7 @@ export const sessionsPage: Page = (root, ctx) => {
       }
       const filtered = ['cluster', 'active_after_ms', 'active_before_ms', 'cursor'].some((k) => p.has(k));
       if (ans.sessions.length === 0) {
-        replace(region, emptyState(filtered), p.has('cursor') ? pager(ctx, null, 'Sessions pages') : null);
+        fill(region, emptyState(filtered), p.has('cursor') ? pager(ctx, null, 'Sessions pages') : null);
         return;
       }
       const table = h('table', { 'aria-label': 'Sessions', class: 'sessions' },
@@ -169,11 +170,9 @@ export const sessionsPage: Page = (root, ctx) => {
           h('th', { scope: 'col' }, 'Completeness'))),
         h('tbody', null, ans.sessions.map((s) => sessionRow(ctx, s))));
       const showPager = Boolean(ans.next_cursor) || p.has('cursor');
-      replace(region, h('div', { class: 'table-wrap' }, table), showPager ? pager(ctx, ans.next_cursor, 'Sessions pages') : null);
+      fill(region, h('div', { class: 'table-wrap' }, table), showPager ? pager(ctx, ans.next_cursor, 'Sessions pages') : null);
       // Live sessions change: refresh quietly while the tab is visible.
-      if (ans.sessions.some((s) => s.status === 'live')) {
-        timer = window.setTimeout(() => { if (!document.hidden) void load(ctx.route, true); else schedule(); }, 10_000);
-      }
+      if (ans.sessions.some((s) => s.status === 'live')) schedule();
     } catch (e) {
       if (isAbort(e)) return;
       showError(region, e, 'Could not load the sessions');
