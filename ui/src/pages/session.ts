@@ -77,6 +77,7 @@ export const sessionPage: Page = (root, ctx) => {
   // --- data ------------------------------------------------------------------------------
   let session: SessionRow | null = null;
   let counts: CountsAnswer | null = null;
+  let otherCounts: CountsAnswer | null = null;
   const groupData = new Map<GroupBy, PanelData>();
   let tasks: TasksAnswer | null = null;
   let taskTotal: number | null = null;
@@ -134,7 +135,7 @@ export const sessionPage: Page = (root, ctx) => {
       return;
     }
     const filtered = listFilters(route.params).toString() !== (st.jobId ? `job_id=${encodeURIComponent(st.jobId)}` : '') || st.q !== '';
-    fill(summary, h('h2', { class: 'visually-hidden' }, 'Summary'), renderSummary(counts, activeStates(route.params), st.jobId, filtered));
+    fill(summary, h('h2', { class: 'visually-hidden' }, 'Summary'), renderSummary(counts, otherCounts, activeStates(route.params), st.jobId, filtered));
   }
 
   function renderPanel(by: GroupBy): void {
@@ -195,6 +196,11 @@ export const sessionPage: Page = (root, ctx) => {
       if (isFatal(e)) showFatal(e);
       else showError(summary, e, 'Could not count the tasks');
     });
+    if (!quiet) otherCounts = null;
+    const otherP = req.get<CountsAnswer>('counts', { ...base, unit: st.unit === 'attempts' ? null : 'attempts' }).then((c) => {
+      otherCounts = c;
+      renderSummaryRegion();
+    }, () => { /* the other unit is a nicety: its total is in the counts anyway */ });
     const panelsP = GROUPS.map(async (g) => {
       const region = panelRegions.get(g.by);
       if (!region) return;
@@ -209,7 +215,7 @@ export const sessionPage: Page = (root, ctx) => {
         if (!isAbort(e)) showError(region, e, `Could not load ${g.title.toLowerCase()}`);
       }
     });
-    await Promise.allSettled([countsP, ...panelsP]);
+    await Promise.allSettled([countsP, otherP, ...panelsP]);
     renderJobSelect();
   }
 

@@ -32,7 +32,7 @@ export function verdict(s: SessionRow): { text: string; bad: boolean; notes: str
   if (!m || (m.writers === 0 && m.objects_without_manifest === 0)) {
     text = 'Nothing to check yet';
   } else if (m.writers === 0) {
-    text = `Not checkable: ${plural(m.objects_without_manifest, 'object has', 'objects have')} no manifest (KubeRay's collector)`;
+    text = `Not checkable: ${plural(m.objects_without_manifest, 'object carries', 'objects carry')} no writer manifest (KubeRay's collector writes none)`;
   } else if (m.missing_events > 0) {
     bad = true;
     text = `${plural(m.missing_events, 'event', 'events')} missing (${plural(m.gaps, 'gap', 'gaps')} in the sequences of ${plural(m.writers, 'writer', 'writers')})`;
@@ -44,7 +44,7 @@ export function verdict(s: SessionRow): { text: string; bad: boolean; notes: str
   if (m && m.writers > 0 && m.objects_without_manifest > 0) {
     notes.push(`${plural(m.objects_without_manifest, 'object', 'objects')} without a manifest not checked`);
   }
-  if (s.status === 'live') notes.push('final once idle');
+  if (s.status === 'live' && m && m.writers > 0) notes.push('final once idle');
   if ((s.lost_before_export ?? 0) > 0) notes.push(`Ray reported ${plural(s.lost_before_export ?? 0, 'task attempt', 'task attempts')} lost before export`);
   if ((s.bad_objects ?? 0) > 0) notes.push(`${plural(s.bad_objects ?? 0, 'object', 'objects')} could not be read`);
   if ((s.bad_lines ?? 0) > 0) notes.push(`${plural(s.bad_lines ?? 0, 'malformed line', 'malformed lines')} skipped`);
