@@ -355,6 +355,11 @@ export const sessionPage: Page = (root, ctx) => {
           });
         }
         break;
+      case 'slower':
+        if (meta && d.group) {
+          nav({ ...clearFilters(), [meta.param]: d.group, [`${st.dur}_gt_us`]: d.gtUs ?? null, sort: `${st.dur}_duration`, order: 'desc' });
+        }
+        break;
       case 'sort': {
         const s = d.sort ?? 'start_time';
         const order = s === st.sort && route.params.has('sort') ? (st.order === 'asc' ? 'desc' : 'asc') : defaultOrder(s);

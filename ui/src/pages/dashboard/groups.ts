@@ -63,10 +63,22 @@ function histogram(by: GroupBy, key: string, stats: GroupRow['durations'][DurKin
   return wrap;
 }
 
-function percentiles(stats: GroupRow['durations'][DurKind]): Child {
+/** p50/p90/p99 open the tasks slower than them (slowest first); max is text. */
+function percentiles(by: GroupBy, key: string, what: string, stats: GroupRow['durations'][DurKind], o: PanelOptions): Child {
   if (!stats || stats.count === 0) return h('span', { class: 'pct' }, 'no durations');
-  return h('span', { class: 'pct' },
-    `p50 ${duration(stats.p50_ms)} · p90 ${duration(stats.p90_ms)} · p99 ${duration(stats.p99_ms)} · max ${duration(stats.max_ms)}`);
+  const items: Child[] = [];
+  for (const [name, ms] of [['p50', stats.p50_ms], ['p90', stats.p90_ms], ['p99', stats.p99_ms]] as const) {
+    const text = `${name} ${duration(ms)}`;
+    items.push(key === ''
+      ? text
+      : h('button', {
+        type: 'button', class: 'cell pct-btn', 'data-action': 'slower', 'data-by': by, 'data-group': key,
+        'data-gt-us': Math.floor(ms * 1000),
+        'aria-label': `${unitWord(o.unit, 2)} of ${what} with ${o.dur} duration over ${name} (${duration(ms)}), slowest first`,
+      }, text), ' · ');
+  }
+  items.push(`max ${duration(stats.max_ms)}`);
+  return h('span', { class: 'pct' }, items);
 }
 
 function keyCell(by: GroupBy, key: string, empty: string): Child {
@@ -123,6 +135,6 @@ export function renderPanelTable(by: GroupBy, rows: GroupRow[], o: PanelOptions)
         h('td', { class: 'states-cell' }, stateCells),
         h('td', { class: 'dist' },
           Number.isFinite(lo) ? histogram(by, key, stats, lo, hi, o) : null,
-          percentiles(stats)));
+          percentiles(by, key, `${meta.keyHead.toLowerCase()} ${key}`, stats, o)));
     })));
 }
