@@ -63,7 +63,9 @@ export class Router {
     const path = opts.path ?? location.pathname;
     const base = opts.fresh ? new URLSearchParams() : new URLSearchParams(location.search);
     const url = href(path, applyUpdate(base, update));
-    if (opts.push) history.pushState(opts.state ?? null, '', url);
+    // The same address again (a search submitted twice) is no new history entry.
+    const same = url === location.pathname + location.search;
+    if (opts.push && !same) history.pushState(opts.state ?? null, '', url);
     else history.replaceState(opts.state === undefined ? (history.state as unknown) : opts.state, '', url);
     this.render(path !== this.path);
   }

@@ -429,13 +429,23 @@ export const sessionPage: Page = (root, ctx) => {
     nav({ q: q || null, cursor: null });
   });
   search.addEventListener('input', () => { if (searchMsg.textContent) searchMsg.textContent = ''; });
+  // '/' focuses the search; j and k move between the table's rows (Enter opens the focused one).
   function onKey(e: KeyboardEvent): void {
-    if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || !['/', 'j', 'k'].includes(e.key)) return;
     const t = e.target as HTMLElement | null;
     if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
     e.preventDefault();
-    search.focus();
-    search.select();
+    if (e.key === '/') {
+      search.focus();
+      search.select();
+      return;
+    }
+    const links = Array.from(tableRegion.querySelectorAll<HTMLAnchorElement>('tbody tr td.name a'));
+    if (links.length === 0) return;
+    const i = links.findIndex((a) => a === document.activeElement);
+    const next = links[i < 0 ? 0 : Math.max(0, Math.min(links.length - 1, i + (e.key === 'j' ? 1 : -1)))];
+    next?.focus();
+    next?.closest('tr')?.scrollIntoView({ block: 'nearest' });
   }
   document.addEventListener('keydown', onKey);
 
