@@ -74,7 +74,8 @@ function percentiles(by: GroupBy, key: string, what: string, stats: GroupRow['du
       : h('button', {
         type: 'button', class: 'cell pct-btn', 'data-action': 'slower', 'data-by': by, 'data-group': key,
         'data-gt-us': Math.floor(ms * 1000),
-        'aria-label': `${unitWord(o.unit, 2)} of ${what} with ${o.dur} duration over ${name} (${duration(ms)}), slowest first`,
+        // The visible text leads the name (WCAG 2.5.3, label in name).
+        'aria-label': `${text}: ${unitWord(o.unit, 2)} of ${what} with a longer ${o.dur} duration, slowest first`,
       }, text), ' · ');
   }
   items.push(`max ${duration(stats.max_ms)}`);
