@@ -197,7 +197,9 @@ export const sessionPage: Page = (root, ctx) => {
       else showError(summary, e, 'Could not count the tasks');
     });
     if (!quiet) otherCounts = null;
-    const otherP = req.get<CountsAnswer>('counts', { ...base, unit: st.unit === 'attempts' ? null : 'attempts' }).then((c) => {
+    // The other unit's counts after the first ones: the browser opens 6 connections at most, and
+    // the summary and the panels come first.
+    const otherP = countsP.then(() => req.get<CountsAnswer>('counts', { ...base, unit: st.unit === 'attempts' ? null : 'attempts' })).then((c) => {
       otherCounts = c;
       renderSummaryRegion();
     }, () => { /* the other unit is a nicety: its total is in the counts anyway */ });
@@ -493,10 +495,12 @@ export const sessionPage: Page = (root, ctx) => {
   }
 
   // --- start -----------------------------------------------------------------------------
-  function apply(first: boolean): void {
+  /** Follows the URL; resolves when the summary and the panels are drawn (or failed). */
+  function apply(first: boolean): Promise<unknown> {
     syncControls();
     const a = aggregateKey(route.params), t = tableKey(route.params), c = countKey(route.params);
-    if (a !== aggKey) { aggKey = a; void loadAggregates(false); } else { renderSummaryRegion(); for (const g of GROUPS) renderPanel(g.by); }
+    let aggregates: Promise<unknown> = Promise.resolve();
+    if (a !== aggKey) { aggKey = a; aggregates = loadAggregates(false); } else { renderSummaryRegion(); for (const g of GROUPS) renderPanel(g.by); }
     if (c !== cntKey) { cntKey = c; taskTotal = null; renderTotal(); void loadCount(); }
     if (t !== tabKey) {
       const pageOnly = !first && tabKey !== '' && t.replace(/(^|&)cursor=[^&]*/, '') === tabKey.replace(/(^|&)cursor=[^&]*/, '');
@@ -505,10 +509,15 @@ export const sessionPage: Page = (root, ctx) => {
         if (pageOnly && tableSection.getBoundingClientRect().top < 0) tableSection.scrollIntoView({ block: 'start' });
       });
     } else renderTable();
+    return aggregates;
   }
-  apply(true);
-  void loadSession().then(schedule);
-  void loadJobs();
+  const first = apply(true);
+  // What the first paint does not need waits for it (6 connections per host).
+  void first.then(() => {
+    if (disposed) return;
+    void loadSession().then(schedule);
+    void loadJobs();
+  });
 
   return {
     update(next) {
@@ -516,7 +525,7 @@ export const sessionPage: Page = (root, ctx) => {
       if (nextState.session !== st.session) return false;
       route = next;
       st = nextState;
-      apply(false);
+      void apply(false);
       return true;
     },
     dispose() {
