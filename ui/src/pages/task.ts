@@ -13,7 +13,7 @@ import { errorView, setBusy, showLoading } from '../core/views';
 import { stateLabel } from '../core/widgets';
 import {
   actorLink, backToDashboard, blank, copyButton, dashHref, dl, externalLink, jobLink, jsonPre, keyValues, nodeLink,
-  notFoundView, runtimeEnvBody, scrollWrap, sessionName, taskLink, type DlItem,
+  notFoundView, runtimeEnvBody, scrollWrap, sessionName, swapPage, taskLink, type DlItem,
 } from './detail/common';
 import { grafanaNodeUrl } from './detail/grafana';
 import { pendingWindow, segments, timeMsEl, timelineBar, timelineList, type Segment } from './detail/timeline';
@@ -315,8 +315,7 @@ export const taskPage: Page = (root, ctx) => {
       data.key = keyOf(p);
       loaded = data;
       setBusy(region, false);
-      replace(root, ...render(ctx, data, q));
-      root.querySelector('h1')?.setAttribute('tabindex', '-1');
+      swapPage(root, render(ctx, data, q));
     } catch (e) {
       if (isAbort(e)) return;
       setBusy(region, false);

@@ -2,7 +2,7 @@
 // environments (env vars as a table, the server's `•••` shown as it comes), links into the
 // dashboard, the Grafana base URL (checked again here), a copy button and the not-found view.
 // Everything from the cluster goes through h() as text.
-import { h, type Child } from '../../core/dom';
+import { h, replace, type Child } from '../../core/dom';
 import { shortId } from '../../core/format';
 import type { PageContext } from '../../core/page';
 import { emptyView } from '../../core/views';
@@ -218,4 +218,19 @@ export function sessionName(session: string): string {
 export function span(start: number | null | undefined, end: number | null | undefined): number | null {
   if (typeof start !== 'number' || typeof end !== 'number' || start <= 0 || end <= 0 || end < start) return null;
   return end - start;
+}
+
+/**
+ * Replaces a detail page's content once its answer is in. The router focused the placeholder's
+ * <h1> on navigation; the new <h1> takes the focus over, so a screen reader hears the real title.
+ */
+export function swapPage(root: HTMLElement, children: Child[]): void {
+  const old = root.querySelector('h1');
+  const focused = old !== null && document.activeElement === old;
+  replace(root, ...children);
+  const h1 = root.querySelector('h1');
+  if (h1) {
+    h1.setAttribute('tabindex', '-1');
+    if (focused) h1.focus({ preventScroll: true });
+  }
 }
