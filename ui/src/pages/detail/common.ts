@@ -200,7 +200,7 @@ export function copyButton(text: () => string, label: string): HTMLElement {
 export function notFoundView(title: string, detail: string, back: Child): HTMLElement[] {
   return [
     h('h1', null, title),
-    emptyView(detail, h('p', null, back)),
+    h('div', { class: 'not-found' }, emptyView(detail, h('p', null, back))),
   ];
 }
 
