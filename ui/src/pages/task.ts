@@ -91,7 +91,7 @@ function attemptSection(ctx: PageContext, t: TaskDetail | Error, n: number, chos
       ? h('span', { class: 'muted small' }, 'details below')
       : h('a', { href: ctx.href('/task', { session: t.session, task_id: t.task_id, attempt: n, q }) }, `Show attempt ${n}'s details`));
   if (stateInfo(t.state).inferred) {
-    sec.append(h('p', { class: 'evidence' }, stateInfo(t.state).evidence ?? '', ` Last reported state: ${stateInfo(t.raw_state ?? '').label}.`));
+    sec.append(h('p', { class: 'evidence' }, `Inferred: ${stateInfo(t.state).evidence ?? ''} Last reported state: ${stateInfo(t.raw_state ?? '').label}.`));
   }
   if (segs.length === 0) {
     sec.append(h('p', { class: 'muted' }, 'No state transition was indexed for this attempt.'));
@@ -343,7 +343,13 @@ export const taskPage: Page = (root, ctx) => {
         if (ans && !(ans instanceof Error)) {
           loaded = { ...loaded, chosen: ans };
           replace(root, ...render(ctx, loaded, validQuery(p.get('q'))));
-          root.querySelector(`section[data-attempt="${n}"]`)?.scrollIntoView({ block: 'nearest' });
+          // The link that was clicked is gone: the chosen attempt's heading takes the focus.
+          const heading = root.querySelector<HTMLElement>(`section[data-attempt="${n}"] h3`);
+          if (heading) {
+            heading.setAttribute('tabindex', '-1');
+            heading.focus({ preventScroll: true });
+            heading.scrollIntoView({ block: 'nearest' });
+          }
           return true;
         }
       }

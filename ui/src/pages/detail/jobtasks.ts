@@ -12,7 +12,7 @@ export function jobStateCounts(ctx: PageContext, session: string, jobId: string,
   return h('ul', { class: 'state-counts', 'aria-label': `Tasks of job ${jobId} by state` }, entries.map(([info, n]) =>
     h('li', null, h('a', {
       href: dashHref(ctx, session, { job_id: jobId, state: info.state }),
-      class: stateClass(info.state), title: info.evidence ?? null,
+      class: stateClass(info.state), title: info.evidence ? `Inferred: ${info.evidence}` : null,
       'aria-label': `${info.label} ${count(n)} tasks of job ${jobId}`,
     }, `${info.label} ${count(n)}`))));
 }

@@ -90,7 +90,7 @@ export function timelineList(segs: Segment[], label: string): HTMLElement {
     const info = stateInfo(seg.state);
     const offset = seg.startMs - first;
     return h('li', { role: 'listitem', class: 'tl-item', 'data-state': seg.state },
-      h('span', { class: stateClass(seg.state), title: info.evidence ?? null }, info.label),
+      h('span', { class: stateClass(seg.state), title: info.evidence ? `Inferred: ${info.evidence}` : null }, info.label),
       ' ', h('span', { class: 'tl-when' }, 'at ', timeMsEl(seg.startMs), offset > 0 ? ` (+${duration(offset)})` : ''),
       ' ', h('span', { class: 'tl-dur' }, seg.durMs === null ? `— ${lastText(seg)}` : `for ${duration(seg.durMs)}`));
   }));
