@@ -46,6 +46,7 @@ function render(ctx: PageContext, j: JobDetail): Child[] {
       h('h1', null, 'Job ', h('span', { class: 'mono' }, j.job_id)),
       h('p', { class: 'sub' }, `Session ${sessionName(j.session)}`)),
     h('p', { class: 'headline' }, jobStatusLabel(j.status),
+      j.status === 'UNKNOWN' && !d && j.transitions.length === 0 ? h('span', { class: 'muted' }, 'no job event was indexed: known from its tasks only') : null,
       exit !== null ? h('span', null, `exit code ${exit}`, last?.error_type ? ` (${last.error_type})` : '') : null,
       dur !== null ? h('span', { class: 'muted' }, `ran ${duration(dur)}`) : null),
     dl([
