@@ -8,7 +8,7 @@ import type { Page, PageContext, RouteInfo } from '../core/page';
 import type { TaskCountAnswer } from '../core/types';
 import { errorView, setBusy, showLoading } from '../core/views';
 import {
-  blank, copyButton, dashHref, dl, jobLink, keyValues, nodeLink, notFoundView, runtimeEnvBody, sessionName, span, swapPage, taskLink,
+  blank, copyButton, dashHref, dl, headId, jobLink, keyValues, nodeLink, notFoundView, runtimeEnvBody, sessionName, span, swapPage, taskLink,
 } from './detail/common';
 import { actorStateLabel, deathCauseWords, restartReasonText } from './detail/entities';
 import type { ActorDetail, ActorTransition } from './detail/types';
@@ -97,7 +97,7 @@ export const actorPage: Page = (root, ctx) => {
       return;
     }
     const region = h('div', { class: 'detail-body' });
-    replace(root, h('h1', null, 'Actor ', shortId(actorId, 8, 6)), region);
+    replace(root, h('h1', null, 'Actor ', headId(actorId)), region);
     showLoading(region, 'Loading the actor…');
     try {
       // The count is a nicety: the page shows without it.

@@ -2,12 +2,12 @@
 // by state, job and class (each in the URL, removable as chips), paged with the API's cursor.
 import { isAbort } from '../core/api';
 import { h, replace } from '../core/dom';
-import { count, duration, shortId, timeEl } from '../core/format';
+import { count, duration, timeEl } from '../core/format';
 import type { Page, PageContext, RouteInfo } from '../core/page';
 import type { ActorRow, ActorsAnswer } from '../core/types';
 import { emptyView, setBusy, showError, showLoading } from '../core/views';
 import { pager } from '../core/widgets';
-import { dashHref, jobLink, scrollWrap, sessionName, span } from './detail/common';
+import { dashHref, headId, jobLink, scrollWrap, sessionName, span } from './detail/common';
 import { ACTOR_STATES, actorStateLabel, filterChips } from './detail/entities';
 
 const PAGE_ROWS = 100;
@@ -21,8 +21,8 @@ function actorRow(ctx: PageContext, session: string, a: ActorRow): HTMLElement {
   const life = span(a.start_time_ms, a.end_time_ms);
   return h('tr', { 'data-actor-id': a.actor_id },
     h('td', null, h('a', { href: ctx.href('/actor', { session, actor_id: a.actor_id }) },
-      a.name ? a.name : shortId(a.actor_id, 8, 6)),
-    a.name ? h('div', { class: 'muted' }, shortId(a.actor_id, 8, 6)) : null),
+      a.name ? a.name : headId(a.actor_id)),
+    a.name ? h('div', { class: 'muted' }, headId(a.actor_id)) : null),
     h('td', { class: 'wrap-cell' }, a.class_name ? h('span', { class: 'mono' }, a.class_name) : '—'),
     h('td', null, actorStateLabel(a.state)),
     h('td', null, jobLink(ctx, session, a.job_id) ?? '—'),

@@ -12,8 +12,7 @@ import type { Ranges } from '../core/types';
 import { errorView, setBusy, showLoading } from '../core/views';
 import { stateLabel } from '../core/widgets';
 import {
-  actorLink, backToDashboard, blank, copyButton, dashHref, dl, externalLink, jobLink, jsonPre, keyValues, nodeLink,
-  notFoundView, runtimeEnvBody, scrollWrap, sessionName, swapPage, taskLink, type DlItem,
+  actorLink, backToDashboard, blank, copyButton, dashHref, dl, externalLink, headId, jobLink, jsonPre, keyValues, nodeLink, notFoundView, runtimeEnvBody, scrollWrap, sessionName, swapPage, taskLink, type DlItem,
 } from './detail/common';
 import { grafanaNodeUrl } from './detail/grafana';
 import { pendingWindow, segments, timeMsEl, timelineBar, timelineList, type Segment } from './detail/timeline';
@@ -308,7 +307,7 @@ export const taskPage: Page = (root, ctx) => {
     }
     ctx.shell.setTitle('Task');
     const region = h('div', { class: 'detail-body' });
-    replace(root, h('p', { class: 'crumbs' }, session ? backToDashboard(ctx, session, { q }) : null), h('h1', null, 'Task ', shortId(taskId, 8, 6)), region);
+    replace(root, h('p', { class: 'crumbs' }, session ? backToDashboard(ctx, session, { q }) : null), h('h1', null, 'Task ', headId(taskId)), region);
     showLoading(region, 'Loading the task and its attempts…');
     try {
       const data = await fetchAll(req, session, taskId, p.get('attempt'), q);

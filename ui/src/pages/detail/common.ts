@@ -132,16 +132,24 @@ export function dashHref(ctx: PageContext, session: string, filters: Record<stri
   return ctx.href('/session', { session, ...filters });
 }
 
+/**
+ * Task and actor ids shortened to their head: Ray puts the unique bytes first and the job's (or
+ * the actor's) id last, so tails repeat across a job while heads differ.
+ */
+export function headId(id: string): HTMLElement | string {
+  return shortId(id, 12, 0);
+}
+
 /** A link to another task's detail, or a dash. */
 export function taskLink(ctx: PageContext, session: string, taskId: string | null | undefined): Child {
   if (!taskId) return null;
-  return h('a', { href: ctx.href('/task', { session, task_id: taskId }), class: 'id-link', title: taskId }, shortId(taskId, 8, 6));
+  return h('a', { href: ctx.href('/task', { session, task_id: taskId }), class: 'id-link', title: taskId }, headId(taskId));
 }
 
 export function actorLink(ctx: PageContext, session: string, actorId: string | null | undefined, label?: string): Child {
   if (!actorId) return null;
   return h('a', { href: ctx.href('/actor', { session, actor_id: actorId }), class: 'id-link', title: actorId },
-    label ? [label, ' ', h('span', { class: 'muted' }, shortId(actorId))] : shortId(actorId, 8, 6));
+    label ? [label, ' ', h('span', { class: 'muted' }, headId(actorId))] : headId(actorId));
 }
 
 export function jobLink(ctx: PageContext, session: string, jobId: string | null | undefined): Child {
