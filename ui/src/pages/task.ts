@@ -48,8 +48,13 @@ function terminal(state: string): boolean {
   return state === 'FINISHED' || state === 'FAILED';
 }
 
-function sameDay(a: number, b: number): boolean {
-  return a > 0 && b > 0 && new Date(a).toDateString() === new Date(b).toDateString();
+/** The API's durations are -1 or null when unknown. */
+function knownMs(v: number | null | undefined): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
+function sameDay(a: number | null, b: number | null): boolean {
+  return a !== null && b !== null && a > 0 && b > 0 && new Date(a).toDateString() === new Date(b).toDateString();
 }
 
 function windowOf(t: TaskDetail): { fromMs: number | null; toMs: number | null } {
@@ -85,7 +90,7 @@ function attemptSection(ctx: PageContext, t: TaskDetail | Error, n: number, chos
   const segs = segments(t.transitions);
   head.append(stateLabel(t.state),
     h('span', { class: 'attempt-span' }, timeEl(t.creation_time_ms), ' → ', terminal(t.raw_state ?? t.state) ? timeEl(t.end_time_ms, { clock: sameDay(t.creation_time_ms, t.end_time_ms) }) : 'no end',
-      t.total_ms >= 0 ? ` (${duration(t.total_ms)})` : ''),
+      knownMs(t.total_ms) ? ` (${duration(t.total_ms)})` : ''),
     selected
       ? h('span', { class: 'muted small' }, 'details below')
       : h('a', { href: ctx.href('/task', { session: t.session, task_id: t.task_id, attempt: n, q }) }, `Show attempt ${n}'s details`));
@@ -142,7 +147,8 @@ function pendingSection(t: TaskDetail, segs: Segment[]): HTMLElement {
   if (!win) {
     body.push(h('p', { class: 'muted' }, segs.length ? 'It started RUNNING at its first recorded transition: no pending window.' : 'No transitions recorded.'));
   } else {
-    const waited = win.endMs === null ? null : win.endMs - win.startMs;
+    // The API's pending duration (µs resolution), else the sum of the pending states' times.
+    const waited = win.endMs === null ? null : knownMs(t.pending_ms) ? t.pending_ms : win.parts.reduce((sum, p) => sum + (p.durMs ?? 0), 0);
     body.push(win.endMs === null
       ? h('p', null, 'It never reached RUNNING: it waited from its creation at ', timeMsEl(win.startMs),
         ' until its last recorded state, ', stateLabel(win.parts[win.parts.length - 1].state), '.')
@@ -230,7 +236,7 @@ function render(ctx: PageContext, data: Loaded, q: string | null): Child[] {
   const latest = list.length ? list[list.length - 1] : { attempt: t.attempt, state: t.state };
   const title = taskTitle(t);
   ctx.shell.setTitle(`${title} · task`);
-  const maxTotal = Math.max(1, ...[...data.byAttempt.values()].map((a) => (a instanceof Error ? 0 : Math.max(0, a.total_ms))));
+  const maxTotal = Math.max(1e-9, ...[...data.byAttempt.values()].map((a) => (a instanceof Error || !knownMs(a.total_ms) ? 0 : a.total_ms)));
   const attemptSections = list.map((a) => {
     const ans = data.byAttempt.get(a.attempt);
     if (!ans) {
@@ -239,8 +245,9 @@ function render(ctx: PageContext, data: Loaded, q: string | null): Child[] {
           h('a', { href: ctx.href('/task', { session: t.session, task_id: t.task_id, attempt: a.attempt, q }) }, `Show attempt ${a.attempt}`)),
         h('p', { class: 'muted' }, `Not loaded here: only ${MAX_ATTEMPTS_FETCHED} attempts are drawn at once.`));
     }
-    const scale = ans instanceof Error ? 1 : Math.max(0, ans.total_ms) / maxTotal;
-    return attemptSection(ctx, ans, a.attempt, t.attempt, ans instanceof Error ? 1 : (ans.total_ms >= 0 ? scale : 1), q);
+    // Bars compare attempts: each as wide as its total against the longest (an unknown total: full width).
+    const scale = ans instanceof Error || !knownMs(ans.total_ms) ? 1 : ans.total_ms / maxTotal;
+    return attemptSection(ctx, ans, a.attempt, t.attempt, scale, q);
   });
   const segs = segments(t.transitions);
   const name = t.definition?.name || t.definition?.function;

@@ -85,10 +85,11 @@ export function timelineBar(segs: Segment[], scale = 1): HTMLElement {
 
 /** The list: one item per transition with its state, time, offset from the first and duration. */
 export function timelineList(segs: Segment[], label: string): HTMLElement {
-  const first = segs.length ? segs[0].startMs : 0;
-  return h('ol', { role: 'list', 'aria-label': label, class: 'tl-list' }, segs.map((seg) => {
+  // Offsets add up the segments' own (ns-precise) durations, so they agree with them.
+  let offset = 0;
+  return h('ol', { role: 'list', 'aria-label': label, class: 'tl-list' }, segs.map((seg, i) => {
     const info = stateInfo(seg.state);
-    const offset = seg.startMs - first;
+    if (i > 0) offset += segs[i - 1].durMs ?? 0;
     return h('li', { role: 'listitem', class: 'tl-item', 'data-state': seg.state },
       h('span', { class: stateClass(seg.state), title: info.evidence ? `Inferred: ${info.evidence}` : null }, info.label),
       ' ', h('span', { class: 'tl-when' }, 'at ', timeMsEl(seg.startMs), offset > 0 ? ` (+${duration(offset)})` : ''),

@@ -64,12 +64,12 @@ export interface TaskDetail {
   actor_repr_name?: string | null;
   is_debugger_paused?: boolean | null;
   error: { type?: string; exception?: string; message?: string } | null;
-  creation_time_ms: number;
-  start_time_ms: number;
-  end_time_ms: number;
-  pending_ms: number;
-  running_ms: number;
-  total_ms: number;
+  creation_time_ms: number | null;
+  start_time_ms: number | null;
+  end_time_ms: number | null;
+  pending_ms: number | null;
+  running_ms: number | null;
+  total_ms: number | null;
   task_log_info?: TaskLogInfo | null;
   profile?: ProfileSpan[];
   attempts: Array<{ attempt: number; state: string }>;
