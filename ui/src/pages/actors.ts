@@ -27,8 +27,8 @@ function actorRow(ctx: PageContext, session: string, a: ActorRow): HTMLElement {
     h('td', null, actorStateLabel(a.state)),
     h('td', null, jobLink(ctx, session, a.job_id) ?? '—'),
     h('td', { class: 'num' }, typeof a.restarts === 'number' ? count(a.restarts) : '—'),
-    h('td', null, timeEl(a.start_time_ms ?? null)),
-    h('td', null, timeEl(a.end_time_ms ?? null)),
+    h('td', null, timeEl(a.start_time_ms ?? null, { short: true })),
+    h('td', null, timeEl(a.end_time_ms ?? null, { short: true })),
     h('td', { class: 'num' }, life === null ? (a.start_time_ms && !a.end_time_ms ? 'still alive' : '—') : duration(life)),
     h('td', null, h('a', { href: dashHref(ctx, session, { actor_id: a.actor_id }), 'aria-label': `Tasks of actor ${a.name || a.actor_id}` }, 'Tasks')));
 }

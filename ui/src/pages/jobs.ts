@@ -19,8 +19,8 @@ function jobRow(ctx: PageContext, session: string, j: JobRow): HTMLElement {
   return h('tr', { 'data-job-id': j.job_id },
     h('td', null, h('a', { href: ctx.href('/job', { session, job_id: j.job_id }), class: 'mono' }, j.job_id)),
     h('td', null, jobStatusLabel(j.status)),
-    h('td', null, timeEl(j.start_time_ms ?? null)),
-    h('td', null, timeEl(j.end_time_ms ?? null)),
+    h('td', null, timeEl(j.start_time_ms ?? null, { short: true })),
+    h('td', null, timeEl(j.end_time_ms ?? null, { short: true })),
     h('td', { class: 'num' }, dur === null ? (j.status === 'RUNNING' ? 'running' : '—') : duration(dur)),
     h('td', { class: 'wrap-cell' }, j.entrypoint ? h('code', null, j.entrypoint) : h('span', { class: 'muted' }, 'unknown')),
     h('td', { class: 'num' }, tasks && tasks.total > 0
