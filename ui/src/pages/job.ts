@@ -30,7 +30,7 @@ function metadataBody(meta: unknown): Child[] {
   if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
     return [valueTable('Job metadata', Object.entries(meta as Record<string, unknown>), 'Key'), redactionNote(meta)];
   }
-  return [jsonPre(meta)];
+  return [jsonPre(meta), redactionNote(meta)];
 }
 
 function render(ctx: PageContext, j: JobDetail): Child[] {

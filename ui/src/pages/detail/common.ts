@@ -107,6 +107,9 @@ export function redactionNote(v: unknown): Child {
 export function runtimeEnvBody(raw: unknown, what: string): Child[] {
   const { value, parsed } = parseRuntimeEnv(raw);
   if (blank(value)) return [h('p', { class: 'muted' }, `No runtime environment was set for this ${what}.`)];
+  if (value === REDACTED) {
+    return [h('p', null, REDACTED, ' ', h('span', { class: 'muted' }, 'The server hid the whole runtime environment (it could not be read as JSON, or was nested too deep to redact by name).'))];
+  }
   if (!parsed || !isObject(value)) {
     return [h('p', { class: 'muted small' }, 'As sent (not JSON):'), jsonPre(value)];
   }
