@@ -96,6 +96,7 @@ constexpr Family kFamilies[] = {
        out.Add({"buffer_refused"}, in.ingest.refused_requests.load());
        out.Add({"unauthenticated"}, in.ingest.unauthenticated_requests.load());
        out.Add({"no_message"}, in.ingest.no_message_requests.load());
+       out.Add({"unsupported_content_type"}, in.ingest.unsupported_content_type_requests.load());
      }},
     {{"rayagg_events_received_total", kCounter, {}, "Events in valid requests."},
      Ingest<&IngestCounters::received_events>},

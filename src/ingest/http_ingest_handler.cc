@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "http/content_encoding.h"
+#include "ingest/browser_content_type.h"
 #include "ingest/event_keys.h"
 #include "json/event_json_parser.h"
 #include "src/ray/protobuf/public/events_base_event.pb.h"
@@ -78,6 +79,22 @@ void HttpIngestHandler::Release(std::unique_ptr<Workspace> workspace) {
 void HttpIngestHandler::HandleAsync(HttpRequest& request, HttpResponder respond) {
   counters_.requests.fetch_add(1, std::memory_order_relaxed);
   counters_.http_requests.fetch_add(1, std::memory_order_relaxed);
+  // A page open in a browser on this machine may POST these to a loopback
+  // listener without asking: refused before anything is parsed.
+  const auto type = request[http::field::content_type];
+  if (IsCrossSiteFormContentType(std::string_view(type.data(), type.size()))) {
+    counters_.unsupported_content_type_requests.fetch_add(1, std::memory_order_relaxed);
+    if (auto suppressed = reject_log_limiter_.Allow(clock_.Now())) {
+      logger_.warn(
+          "refused an HTTP ingest request whose Content-Type a web page may send (415) "
+          "suppressed_warnings={}",
+          *suppressed);
+    }
+    respond(ErrorResponse(request, http::status::unsupported_media_type,
+                          "this Content-Type may come from a web page and is refused: send "
+                          "Content-Type: application/json"));
+    return;
+  }
   const auto encoding = request[http::field::content_encoding];
   absl::StatusOr<std::string> body =
       DecodeContentEncoding(std::string_view(encoding.data(), encoding.size()),

@@ -8,7 +8,9 @@
 // failing the request:
 //   200 {"accepted":N,"rejected":[{"index":I,"reason":"..."}]}
 //   400 the body is not a JSON array; 413 body (also decoded) above the limit;
-//   415 unsupported Content-Encoding; 503 + Retry-After the event log refused.
+//   415 unsupported Content-Encoding, or a Content-Type a web page may send
+//   to any site (browser_content_type.h: nothing is parsed or appended);
+//   503 + Retry-After the event log refused.
 #pragma once
 
 #include <cstdint>

@@ -15,6 +15,9 @@ struct IngestCounters {
   std::atomic<uint64_t> accepted_events{0};    // handed to the event log
   std::atomic<uint64_t> rejected_requests{0};  // invalid payloads
   std::atomic<uint64_t> refused_requests{0};   // the log refused (backpressure)
+  // HTTP requests refused (415) for a Content-Type a web page may send to
+  // any site without asking (ingest/browser_content_type.h).
+  std::atomic<uint64_t> unsupported_content_type_requests{0};
   // task_events_metadata.dropped_task_attempts reported by senders; accepted
   // and counted, never exported over HTTP (as in Ray).
   std::atomic<uint64_t> sender_dropped_task_attempts{0};

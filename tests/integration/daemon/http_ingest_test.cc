@@ -292,6 +292,61 @@ TEST_F(HttpIngestTest, AnswersTheHttpErrorsWhereTheyApply) {
   EXPECT_EQ(Post(http_port(), "[]").response.status, 200u);
 }
 
+// A web page may POST these content types to any origin without a CORS
+// preflight (an HTML form, or fetch() with a "simple" request), so a page
+// open on the machine could reach the loopback listener: refused with 415
+// before anything is parsed, counted, nothing appended. Ray's
+// application/json, no Content-Type at all, and any other type go through
+// as before.
+TEST_F(HttpIngestTest, RefusesTheContentTypesAWebPageMaySendCrossSite) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(HttpIngestConfig({FastHttpSink(server_.Url("/"))})));
+  const RayEvent event = TaskLifecycleEvent("forged", 0);
+  const std::string body = "[" + ProtobufPrinterJson(event) + "]";
+  const std::vector<std::string> forgeable = {"text/plain",
+                                              "text/plain;charset=UTF-8",
+                                              "TEXT/PLAIN",
+                                              "Text/Plain ; charset=utf-8",
+                                              "application/x-www-form-urlencoded",
+                                              "Application/X-WWW-Form-URLEncoded; charset=utf-8",
+                                              "multipart/form-data; boundary=----x",
+                                              "multipart/form-data"};
+  for (const std::string& type : forgeable) {
+    const HttpResult result = Post(http_port(), body, {{"Content-Type", type}});
+    ASSERT_FALSE(result.error) << type << ": " << result.error.message();
+    EXPECT_EQ(result.response.status, 415u) << type << ": " << result.response.body;
+    EXPECT_NE(result.response.body.find("application/json"), std::string::npos);
+  }
+  EXPECT_EQ(counters().unsupported_content_type_requests.load(), forgeable.size());
+  EXPECT_EQ(counters().rejected_requests.load(), 0u);
+  EXPECT_EQ(counters().received_events.load(), 0u);
+  EXPECT_EQ(harness().daemon().buffer_snapshot().appended_events, 0u);
+  absl::StatusOr<PrometheusPage> page = ParsePrometheusText(harness().daemon().RenderMetricsPage());
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(
+      page->Value("rayagg_ingest_requests_rejected_total", {{"reason", "unsupported_content_type"}})
+          .value_or(-1),
+      static_cast<double>(forgeable.size()));
+
+  // Ray's publishers send application/json; other senders may send none,
+  // or another type: all accepted as before.
+  for (const std::string type :
+       {"application/json", "application/json; charset=utf-8", "APPLICATION/JSON",
+        "application/octet-stream", "text/plainx", "text/html"}) {
+    const HttpResult result = Post(http_port(), body, {{"Content-Type", type}});
+    ASSERT_FALSE(result.error) << type << ": " << result.error.message();
+    EXPECT_EQ(result.response.status, 200u) << type << ": " << result.response.body;
+  }
+  RawHttpClient sender(static_cast<uint16_t>(http_port()));
+  sender.Send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(sender.Read().result_int(), 200u);
+  EXPECT_EQ(counters().accepted_events.load(), 7u);
+  EXPECT_EQ(counters().unsupported_content_type_requests.load(), forgeable.size());
+  // The same event seven times: delivered once (dedup).
+  ASSERT_TRUE(WaitForElements(server_, 1));
+  EXPECT_EQ(ElementsOf(server_.Requests()).front()["eventId"], JsonEventId(event));
+}
+
 // http_ingest.bearer_token_file (here the token it loaded): a request
 // without the right token gets 401 before its body is read and never
 // reaches the handler; each refusal is counted; the token is in no metric.
