@@ -55,6 +55,36 @@ TEST(ExampleConfigsTest, DefaultPrintsEverythingToTheConsole) {
   EXPECT_THAT(loaded->warnings, ::testing::IsEmpty());
 }
 
+// scripts/run's demo daemon: config/demo.yaml with the checkout's path filled
+// in, as scripts/run writes it to build/demo/daemon.yaml.
+TEST(ExampleConfigsTest, DemoListensWhereRaysAgentPostsAndStoresForTheHistory) {
+  std::ifstream file(std::string(RAYAGG_SOURCE_DIR) + "/config/demo.yaml");
+  ASSERT_TRUE(file) << "config/demo.yaml not found";
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string yaml = text.str();
+  for (size_t at = yaml.find("@ROOT@"); at != std::string::npos; at = yaml.find("@ROOT@")) {
+    yaml.replace(at, 6, "/checkout");
+  }
+  const std::string path = ::testing::TempDir() + "/demo-daemon.yaml";
+  std::ofstream(path) << yaml;
+  CommandLine cli;
+  cli.config_path = path;
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(cli, Environment({}));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const Config& config = loaded->config;
+  EXPECT_TRUE(config.http_ingest.enabled);
+  EXPECT_EQ(config.http_ingest.address, "127.0.0.1");
+  EXPECT_EQ(config.http_ingest.port, 8084);
+  EXPECT_EQ(config.grpc.address, "127.0.0.1");
+  EXPECT_EQ(config.grpc.port, 8085);
+  ASSERT_EQ(config.sinks.size(), 1u);  // no console sink
+  EXPECT_EQ(config.sinks[0].url, "dir:///checkout/build/demo/store");
+  EXPECT_EQ(config.sinks[0].cluster.name, "demo-cluster");
+  EXPECT_EQ(config.sinks[0].object.max_age, Duration(1000));
+  EXPECT_THAT(loaded->warnings, ::testing::IsEmpty());
+}
+
 // Every ```yaml and ```json block in docs/CONFIG.md is a complete, valid file.
 TEST(ExampleConfigsTest, DocumentationExamplesParse) {
   std::ifstream file(std::string(RAYAGG_SOURCE_DIR) + "/docs/CONFIG.md");
