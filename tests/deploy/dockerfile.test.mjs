@@ -1,11 +1,14 @@
-// docker/Dockerfile beyond what dockerfilelint checks: the stages, a non-root
+// docker/Dockerfile beyond what dockerfilelint checks: the stages (the page
+// bundled with Debian's Node 18 before the C++ build embeds it), a non-root
 // user, a HEALTHCHECK through the daemon's own probe on the configured ops
-// port, no build tools in the final image, and — against the built binary —
-// that the final stage installs every shared library the daemon links.
+// port, no build tools in the final image, and — against the built binaries —
+// that the final stage installs every shared library the daemon and
+// ray-task-history link.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { readText, parseYaml, repoPath, DEFAULTS } from "./lib.mjs";
 
 // Instructions with continuation lines joined and comments dropped.
@@ -22,6 +25,9 @@ const steps = instructions(readText("docker/Dockerfile"));
 const stageStarts = steps.map((s, i) => (s.keyword === "FROM" ? i : -1)).filter((i) => i >= 0);
 const stages = stageStarts.map((start, n) => steps.slice(start, stageStarts[n + 1] ?? steps.length));
 const final = stages.at(-1);
+// A stage by its name (FROM image AS name).
+const stageNamed = (name) =>
+  stages.find((stage) => new RegExp(`\\sAS ${name}$`, "i").test(stage[0].args));
 
 function aptInstalled(stage) {
   return stage.filter((s) => s.keyword === "RUN" && /apt-get install/.test(s.args))
@@ -31,11 +37,40 @@ function aptInstalled(stage) {
 
 test("multi-stage from Debian bookworm: a build stage and a final stage", () => {
   assert.ok(stages.length >= 2, "not multi-stage");
-  assert.match(stages[0][0].args, /^debian:bookworm\b.* AS build$/i);
+  const buildStage = stageNamed("build");
+  assert.ok(buildStage, "no stage named build");
+  assert.match(buildStage[0].args, /^debian:bookworm\b.* AS build$/i);
   assert.match(final[0].args, /^debian:bookworm(-slim)?$/);
-  const build = stages[0].filter((s) => s.keyword === "RUN").map((s) => s.args).join(" ");
+  const build = buildStage.filter((s) => s.keyword === "RUN").map((s) => s.args).join(" ");
   assert.match(build, /cmake --preset release/);
-  assert.ok(final.some((s) => s.keyword === "COPY" && /--from=build/.test(s.args)));
+  assert.match(build, /--target [^&]*\bray-task-history\b/, "the image builds no ray-task-history");
+  for (const binary of ["ray-event-aggregator", "ray-task-history"]) {
+    assert.ok(final.some((s) => s.keyword === "COPY" && /--from=build/.test(s.args) &&
+      s.args.includes(`build/release/${binary} `)), `the final stage copies no ${binary}`);
+  }
+});
+
+// The issue's "builds on Node >= 18 (the image's build stage)": Debian's
+// nodejs (18 in bookworm), npm ci from the lock file, the bundle only (eslint
+// 10 needs Node 20, so no lint there), copied into build/ui before cmake.
+test("the page is bundled with Debian's Node before the C++ build embeds it", () => {
+  const ui = stageNamed("ui");
+  assert.ok(ui, "no stage named ui");
+  assert.match(ui[0].args, /^debian:bookworm\b/i);
+  assert.ok(stages.indexOf(ui) < stages.indexOf(stageNamed("build")), "ui must come before build");
+  assert.ok(aptInstalled(ui).includes("nodejs"), "the ui stage installs no nodejs");
+  const runs = ui.filter((s) => s.keyword === "RUN").map((s) => s.args);
+  assert.ok(runs.some((r) => /\bnpm ci\b/.test(r)), "no npm ci in the ui stage");
+  assert.ok(runs.some((r) => /\bnpm run build\b/.test(r)), "no npm run build in the ui stage");
+  assert.ok(!runs.some((r) => /eslint|npm run (check|lint)/.test(r)), "the ui stage lints (Node 18)");
+  const copyLock = ui.findIndex((s) => s.keyword === "COPY" && /package-lock\.json/.test(s.args));
+  const npmCi = ui.findIndex((s) => s.keyword === "RUN" && /\bnpm ci\b/.test(s.args));
+  assert.ok(copyLock >= 0 && copyLock < npmCi, "copy the lock file before npm ci");
+  const build = stageNamed("build");
+  const copyUi = build.findIndex((s) => s.keyword === "COPY" && /--from=ui\b.*\bbuild\/ui$/.test(s.args));
+  const cmake = build.findIndex((s) => s.keyword === "RUN" && /cmake --preset/.test(s.args));
+  assert.ok(copyUi >= 0, "the build stage copies no bundle from the ui stage into build/ui");
+  assert.ok(copyUi < cmake, "the bundle must be in build/ui before cmake runs");
 });
 
 test("the final stage has runtime libraries only", () => {
@@ -116,18 +151,24 @@ function dependencyClosure(packages) {
   return seen;
 }
 
-test("the final stage installs every shared library the daemon links", () => {
-  const binary = process.env.RAYAGG_BINARY ?? repoPath("build/release/ray-event-aggregator");
-  assert.ok(existsSync(binary), `${binary} not built (scripts/lint-deploy builds it)`);
-  const libraries = execFileSync("ldd", [binary], { encoding: "utf8" }).split("\n")
-    .map((l) => /=>\s*(\/\S+)/.exec(l)?.[1]).filter(Boolean);
-  assert.ok(libraries.length > 5, "ldd found almost nothing");
-  // In every debian:bookworm-slim image already (apt itself needs them).
-  const base = ["libc6", "libgcc-s1", "libstdc++6"];
-  const provided = dependencyClosure([...aptInstalled(final), ...base]);
-  const missing = [...new Set(owners(libraries))].filter((p) => !provided.has(p));
-  assert.deepEqual(missing, [], `add to the final stage of docker/Dockerfile: ${missing}`);
-});
+// The daemon (scripts/lint-deploy builds it, or --binary) and ray-task-history
+// beside it (its directory is the same build's).
+const daemonBinary = process.env.RAYAGG_BINARY ?? repoPath("build/release/ray-event-aggregator");
+const historyBinary = process.env.RAYAGG_HISTORY_BINARY ??
+  join(dirname(daemonBinary), "ray-task-history");
+for (const binary of [daemonBinary, historyBinary]) {
+  test(`the final stage installs every shared library ${basename(binary)} links`, () => {
+    assert.ok(existsSync(binary), `${binary} not built (scripts/lint-deploy builds it)`);
+    const libraries = execFileSync("ldd", [binary], { encoding: "utf8" }).split("\n")
+      .map((l) => /=>\s*(\/\S+)/.exec(l)?.[1]).filter(Boolean);
+    assert.ok(libraries.length > 5, "ldd found almost nothing");
+    // In every debian:bookworm-slim image already (apt itself needs them).
+    const base = ["libc6", "libgcc-s1", "libstdc++6"];
+    const provided = dependencyClosure([...aptInstalled(final), ...base]);
+    const missing = [...new Set(owners(libraries))].filter((p) => !provided.has(p));
+    assert.deepEqual(missing, [], `add to the final stage of docker/Dockerfile: ${missing}`);
+  });
+}
 
 test("the build stage installs what the build needs (scripts/lib/common.sh)", () => {
   const common = readText("scripts/lib/common.sh");
@@ -135,7 +176,7 @@ test("the build stage installs what the build needs (scripts/lib/common.sh)", ()
   // Only the benchmarks (found QUIET) and the compiler cache are optional.
   const optional = new Set(["ccache", "libbenchmark-dev"]);
   const needed = list.split(/\s+/).filter((p) => p && !optional.has(p));
-  const installed = new Set(aptInstalled(stages[0]));
+  const installed = new Set(aptInstalled(stageNamed("build")));
   const missing = needed.filter((p) => !installed.has(p));
   assert.deepEqual(missing, [], "add to the build stage of docker/Dockerfile");
 });
