@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSy
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -61,8 +61,8 @@ export function missingPrerequisites() {
 
 // playwright-core and axe-core come from the page's own lock file (ui/).
 const uiRequire = createRequire(join(ROOT, "ui/package.json"));
-export async function loadPlaywright() {
-  return import(pathToFileURL(uiRequire.resolve("playwright-core")).href);
+export function loadPlaywright() {
+  return uiRequire("playwright-core");
 }
 export function axeSource() {
   return readFileSync(uiRequire.resolve("axe-core/axe.min.js"), "utf8");
