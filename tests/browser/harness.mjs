@@ -33,8 +33,9 @@ export const paths = {
 
 // The daemon's sink names the cluster (the history's session is
 // "raycluster/<namespace>/<name>/<session_name>"); the fixture's expectation
-// names the same one.
-export const FIXTURE_CLUSTER = { namespace: "default", name: "demo-fixture" };
+// names the demo's (rayagg-demo-cluster's --namespace and --cluster-name
+// defaults, config/demo.yaml; docs/DEMO.md).
+export const FIXTURE_CLUSTER = { namespace: "default", name: "demo-cluster" };
 
 // Chromium as the issue fixes it: headless, no sandbox (root), nothing that
 // talks to the network on its own. The profile is a fresh directory.
@@ -183,7 +184,7 @@ export async function startStack() {
     // The fixture: the same bytes every run, through the daemon's HTTP ingest.
     const expectPath = join(dir, "expect.json");
     const demo = new Child("rayagg-demo-cluster", paths.demo, [
-      "--fixture", "--expect-out", expectPath, "--http", `http://127.0.0.1:${httpPort}`,
+      "--fixture", "1", "--expect-out", expectPath, "--http", `http://127.0.0.1:${httpPort}`,
     ], dir);
     children.push(demo);
     const demoExit = await demo.exited;
