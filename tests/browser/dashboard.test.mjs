@@ -130,13 +130,19 @@ async function visit(path) {
   await settled();
 }
 
+// JSON with every object's keys sorted: equal values, equal text.
+function canonical(value) {
+  return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+}
+
 // Polls a value read from the page until it equals `expected`.
 async function eventually(what, read, expected) {
   let last;
   await waitFor(what, async () => {
     last = await read();
-    return JSON.stringify(last) === JSON.stringify(expected);
-  }, { deadlineMs: PAGE_DEADLINE_MS, describe: () => `${JSON.stringify(last)}, expected ${JSON.stringify(expected)}` });
+    return canonical(last) === canonical(expected);
+  }, { deadlineMs: PAGE_DEADLINE_MS, describe: () => `${canonical(last)}, expected ${canonical(expected)}` });
 }
 
 async function screenshots(name) {
