@@ -6,8 +6,10 @@
 // through many pages and a forced GC. Prints one table; --json FILE also
 // writes the figures. Not a test: it asserts nothing but that the page works.
 //
-//   node bench/ui/dashboard_bench.mjs --store DIR --index DIR --tasks N
+//   node bench/ui/dashboard_bench.mjs --store DIR --index DIR --expect FILE
 //        [--loads 10] [--pages 100] [--json FILE]
+// FILE is what rayagg-demo-cluster --write-store --expect-out wrote: the
+// session and its counts, to know when the index holds all of it.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,19 +21,20 @@ const { values: options } = parseArgs({
   options: {
     store: { type: "string" },
     index: { type: "string" },
-    tasks: { type: "string" },
+    expect: { type: "string" },
     loads: { type: "string", default: "10" },
     pages: { type: "string", default: "100" },
     json: { type: "string" },
   },
 });
-for (const required of ["store", "index", "tasks"]) {
+for (const required of ["store", "index", "expect"]) {
   if (!options[required]) {
-    console.error(`usage: dashboard_bench.mjs --store DIR --index DIR --tasks N [--loads N] [--pages N] [--json FILE]`);
+    console.error(`usage: dashboard_bench.mjs --store DIR --index DIR --expect FILE [--loads N] [--pages N] [--json FILE]`);
     process.exit(2);
   }
 }
-const TASKS = Number(options.tasks);
+const expected = JSON.parse(readFileSync(options.expect, "utf8"));
+const TASKS = expected.tasks.total;
 const LOADS = Number(options.loads);
 const PAGES = Number(options.pages);
 const log = (...parts) => console.error("==>", ...parts);
@@ -60,7 +63,8 @@ const origin = `http://127.0.0.1:${await readPort(portFile)}`;
 const opsOrigin = `http://127.0.0.1:${await readPort(opsPortFile)}`;
 
 // Indexed: caught up (rayhist_lag_seconds >= 0) and the session holds every
-// task. Indexing 1,000,000 tasks takes minutes on this machine.
+// task and attempt the generator wrote. Indexing 1,000,000 tasks takes
+// minutes on this machine.
 const indexStart = Date.now();
 let session = null;
 let lastSeen = "";
@@ -71,7 +75,10 @@ await waitFor(`the index to hold ${TASKS} tasks`, async () => {
   const answer = await (await fetch(`${origin}/api/history/v1/sessions`)).json();
   const sessions = answer.sessions ?? [];
   lastSeen = `lag ${lag}; ${sessions.map((s) => `${s.session}: ${s.tasks?.total} tasks`).join(", ")}`;
-  if (!(Number(lag) >= 0) || sessions.length !== 1 || sessions[0].tasks?.total !== TASKS) return false;
+  if (!(Number(lag) >= 0) || sessions.length !== 1 || sessions[0].session !== expected.session ||
+      sessions[0].tasks?.total !== TASKS || sessions[0].tasks?.attempts !== expected.attempts.total) {
+    return false;
+  }
   session = sessions[0];
   return true;
 }, { deadlineMs: 600_000 + TASKS, describe: () => lastSeen });
