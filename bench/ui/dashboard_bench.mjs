@@ -102,9 +102,9 @@ await cdp.send("Network.enable");
 // Before any script of the page: Element Timing marks on what the contract
 // names (the page may set its own; these need nothing from it) and an
 // observer that keeps every entry. An element with `elementtiming` is
-// reported when the text nodes it holds itself are first painted, so the
-// mark goes on the element that holds the text: the summary's total, and the
-// first cell of the By function panel's first row.
+// reported when the text it holds is first painted, so the mark goes on the
+// block that holds the text: the summary's total, and the first cell of the
+// By function panel's first row.
 await page.addInitScript(() => {
   window.__rayaggPaints = {};
   window.__rayaggAlias = {};
@@ -117,10 +117,16 @@ await page.addInitScript(() => {
       }
     }
   }).observe({ type: "element", buffered: true });
+  // Chromium gives a text's paint to its nearest block container (an inline
+  // <strong> with the attribute is never reported): the first text's
+  // nearest ancestor that is not inline.
   const textHolder = (element) => {
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.textContent.trim()) return node.parentElement;
+      if (!node.textContent.trim()) continue;
+      let holder = node.parentElement;
+      while (holder.parentElement && getComputedStyle(holder).display === "inline") holder = holder.parentElement;
+      return holder;
     }
     return null;
   };
