@@ -208,11 +208,14 @@ for (let load = 0; load < LOADS; load++) {
 // Clicks `selector` (the n-th match) from inside the page and resolves when
 // the table's rows are another set (the DOM replaced) and after the next
 // frame (painted): both from the click, in ms.
-const timedClick = (selector, nth = 0) => page.evaluate(({ selector, nth }) => {
+// `name`: a button's accessible name (its aria-label, else its text).
+const timedClick = ({ selector, nth = 0, name }) => page.evaluate(({ selector, nth, name }) => {
   const signature = () => [...document.querySelectorAll('table[aria-label="Tasks"] tbody tr[data-task-id]')]
     .map((row) => `${row.dataset.taskId}:${row.dataset.attempt}`).join(",");
-  const button = document.querySelectorAll(selector)[nth];
-  if (!button) return Promise.reject(new Error(`nothing to click: ${selector} #${nth}`));
+  const button = name
+    ? [...document.querySelectorAll("button")].find((b) => (b.getAttribute("aria-label") ?? b.textContent).trim() === name)
+    : document.querySelectorAll(selector)[nth];
+  if (!button) return Promise.reject(new Error(`nothing to click: ${name ?? `${selector} #${nth}`}`));
   const before = signature();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { observer.disconnect(); reject(new Error(`rows never changed after ${selector}`)); }, 60_000);
@@ -228,22 +231,13 @@ const timedClick = (selector, nth = 0) => page.evaluate(({ selector, nth }) => {
     observer.observe(document.body, { childList: true, subtree: true, attributes: true });
     button.click();
   });
-}, { selector, nth });
+}, { selector, nth, name });
 
 await page.goto(dashboard);
 await settled();
-const nextSelector = await page.evaluate(() => {
-  const button = [...document.querySelectorAll("button")].find((b) =>
-    (b.getAttribute("aria-label") ?? b.textContent).trim() === "Next page");
-  if (!button) return null;
-  button.setAttribute("data-bench", "next-page");
-  return '[data-bench="next-page"]';
-});
-if (!nextSelector) throw new Error('no "Next page" button');
-
 const pageChanges = [];
 for (let n = 0; n < PAGES; n++) {
-  const { replaced, painted } = await timedClick(nextSelector);
+  const { replaced, painted } = await timedClick({ name: "Next page" });
   pageChanges.push({ replaced, painted });
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60_000 });
 }
@@ -263,7 +257,7 @@ const sortChanges = [];
 for (let column = 0; column < headers.length; column++) {
   for (let click = 0; click < 2; click++) {
     try {
-      const { replaced, painted } = await timedClick('table[aria-label="Tasks"] thead th button', column);
+      const { replaced, painted } = await timedClick({ selector: 'table[aria-label="Tasks"] thead th button', nth: column });
       sortChanges.push({ column: headers[column], replaced, painted });
     } catch (error) {
       log(`sort by ${headers[column]}: ${error.message}`); // rows in the same order
