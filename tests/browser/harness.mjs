@@ -184,7 +184,7 @@ export async function startStack() {
     // The fixture: the same bytes every run, through the daemon's HTTP ingest.
     const expectPath = join(dir, "expect.json");
     const demo = new Child("rayagg-demo-cluster", paths.demo, [
-      "--fixture", "1", "--expect-out", expectPath, "--http", `http://127.0.0.1:${httpPort}`,
+      "--fixture", "--expect-out", expectPath, "--http", `http://127.0.0.1:${httpPort}`,
     ], dir);
     children.push(demo);
     const demoExit = await demo.exited;
