@@ -26,6 +26,7 @@ const WIDTHS = [1440, 390];
 
 let stack; // { origin, expect, stop, logs }
 let context; // the persistent browser context (one fresh profile)
+let profile; // its directory
 let page;
 let axe; // axe-core's source
 let shots = 0;
@@ -54,7 +55,8 @@ before(async () => {
     "ray-task-history serves no page bundle: run scripts/build-ui, then rebuild ray-task-history");
 
   const { chromium } = await loadPlaywright();
-  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "rayagg-chromium-")), {
+  profile = mkdtempSync(join(tmpdir(), "rayagg-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
     executablePath: paths.chromium,
     headless: true,
     args: CHROMIUM_ARGS,
@@ -87,10 +89,13 @@ before(async () => {
 
 after(async () => {
   await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
   if (stack) {
     const exits = await stack.stop();
+    const logs = stack.logs();
+    rmSync(stack.dir, { recursive: true, force: true });
     assert.deepEqual(exits["ray-task-history"], { code: 0, signal: null },
-      `ray-task-history did not exit cleanly:\n${stack.logs()}`);
+      `ray-task-history did not exit cleanly:\n${logs}`);
   }
 });
 
