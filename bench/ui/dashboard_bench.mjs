@@ -50,6 +50,8 @@ const history = spawn(paths.history, [
 ], { stdio: ["ignore", "ignore", openSync(stderrPath, "w")] });
 let historyExit = null;
 history.on("exit", (code, signal) => { historyExit = { code, signal }; });
+// Whatever ends this script (a failure too) stops the history it started.
+process.on("exit", () => { if (!historyExit) history.kill("SIGTERM"); });
 const alive = () => {
   if (historyExit) {
     throw new Error(`ray-task-history exited ${JSON.stringify(historyExit)}:\n${readFileSync(stderrPath, "utf8")}`);
