@@ -7,10 +7,9 @@
 namespace rayagg::history {
 
 void ReadUiSection(YamlReader& r, const YAML::Node& node, const std::string& path, UiOptions& ui) {
-  using Node = YAML::Node;
   r.Map(node, path,
         {{"grafana_url",
-          [&](const Node& v, const std::string& p) {
+          [&](const YAML::Node& v, const std::string& p) {
             std::string url;
             if (!r.String(v, p, url)) return;
             // The page links there (target=_blank, noopener): only a web
@@ -28,7 +27,7 @@ void ReadUiSection(YamlReader& r, const YAML::Node& node, const std::string& pat
             ui.grafana_url = std::move(url);
           }},
          {"redact",
-          [&](const Node& v, const std::string& p) {
+          [&](const YAML::Node& v, const std::string& p) {
             std::string pattern;
             if (!r.String(v, p, pattern)) return;
             if (absl::StatusOr<Redactor> made = Redactor::Make(pattern); !made.ok()) {
@@ -38,7 +37,7 @@ void ReadUiSection(YamlReader& r, const YAML::Node& node, const std::string& pat
             ui.redact = std::move(pattern);
           }},
          {"show_secrets",
-          [&](const Node& v, const std::string& p) { r.Bool(v, p, ui.show_secrets); }}});
+          [&](const YAML::Node& v, const std::string& p) { r.Bool(v, p, ui.show_secrets); }}});
 }
 
 std::string DescribeUiOptions(const UiOptions& ui) {
