@@ -42,6 +42,16 @@ export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
+# apt-get install of the given packages, never prompting: as root without
+# sudo, else through sudo -n.
+apt_install() {
+  local as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo -n)
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 # Installs the packages that are not installed yet, and Node and npm if
 # missing (ensure_node). Never prompts; works as root without sudo, and uses
 # sudo -n only when not root.
@@ -54,11 +64,7 @@ ensure_packages() {
   done
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing: ${missing[*]}"
-    local as_root=()
-    [ "$(id -u)" -eq 0 ] || as_root=(sudo -n)
-    export DEBIAN_FRONTEND=noninteractive
-    "${as_root[@]}" apt-get update -qq
-    "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
   fi
   ensure_node
 }
@@ -73,11 +79,7 @@ ensure_node() {
   command -v npm >/dev/null || wanted+=(npm)
   [ "${#wanted[@]}" -eq 0 ] && return 0
   log "no ${wanted[*]} on this machine: installing Debian's (Node 18)"
-  local as_root=()
-  [ "$(id -u)" -eq 0 ] || as_root=(sudo -n)
-  export DEBIAN_FRONTEND=noninteractive
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+  apt_install "${wanted[@]}"
   command -v node >/dev/null && command -v npm >/dev/null \
     || { log "node or npm is still missing after installing ${wanted[*]}"; return 1; }
 }
